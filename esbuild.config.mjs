@@ -1,0 +1,36 @@
+import { builtinModules } from "node:module";
+import esbuild from "esbuild";
+import { existsSync } from "node:fs";
+
+const production = process.argv[2] === "production";
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+const common = {
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "es2022",
+  logLevel: "warning",
+  sourcemap: production ? false : "inline",
+  treeShaking: true,
+  legalComments: "none",
+};
+
+// main.js is what Obsidian loads: obsidian, electron and the editor packages come from the app.
+// The plugin entry arrives with the Obsidian host; until then only the CLI is bundled.
+if (existsSync("src/main.ts")) await esbuild.build({
+  ...common,
+  entryPoints: ["src/main.ts"],
+  outfile: "main.js",
+  external: ["obsidian", "electron", "@codemirror/*", "@lezer/*", ...nodeBuiltins],
+  minify: production,
+});
+
+// dist/cli.js is the headless server for Node.
+await esbuild.build({
+  ...common,
+  entryPoints: ["src/cli.ts"],
+  outfile: "dist/cli.js",
+  external: [...nodeBuiltins],
+  banner: { js: "#!/usr/bin/env node" },
+});

@@ -1,0 +1,52 @@
+import { defineConfig, globalIgnores } from "eslint/config";
+import obsidianmd from "eslint-plugin-obsidianmd";
+import tseslint from "typescript-eslint";
+
+const hostModules = ["obsidian", "electron", "node:*", "fs", "path", "http", "https", "crypto", "os", "child_process", "net", "url", "stream", "events", "util", "worker_threads"];
+
+export default defineConfig([
+  globalIgnores(["node_modules/", "dist/", "main.js", "bench/out/", "examples/", "docs/", "coverage/"]),
+  ...obsidianmd.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: {
+        projectService: { allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+    },
+  },
+  {
+    // SPEC §2: the pure layers reach the world only through ports.
+    files: ["src/core/**/*.ts", "src/tools/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: hostModules, message: "src/core and src/tools are host-free: put this behind a port (src/core/ports.ts).", allowTypeImports: true },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The CLI, tests and benches are Node programs, not plugin code.
+    files: ["src/cli.ts", "src/hosts/node/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "*.mjs"],
+    rules: {
+      "no-console": "off",
+      "obsidianmd/prefer-window-timers": "off",
+      "obsidianmd/no-restricted-globals": "off",
+      "no-restricted-globals": "off",
+    },
+  },
+  {
+    files: ["test/**/*.ts", "bench/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-floating-promises": "off",
+      "@typescript-eslint/no-non-null-assertion": "off",
+    },
+  },
+]);

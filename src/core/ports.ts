@@ -1,0 +1,79 @@
+// The ports through which the pure engine reaches the world. Each host (Node, Obsidian, memory)
+// implements them; nothing in src/core or src/tools touches a file system, a socket or a clock directly.
+import type { CachedMetadata } from "./notes/metadata";
+
+export interface FileStat {
+  /** Vault-relative, "/"-separated, no leading slash, no segment starting with ".". */
+  path: string;
+  size: number;
+  /** Milliseconds since the epoch. */
+  mtime: number;
+  ctime: number;
+}
+
+export interface VaultPort {
+  /** Every visible file of the vault (dot-folders and dot-files skipped), any extension. */
+  listFiles(): Promise<FileStat[]>;
+  stat(path: string): Promise<FileStat | null>;
+  /** The exact bytes of the file; rejects with a ToolError("not_found") when it is missing. */
+  readBytes(path: string): Promise<Uint8Array>;
+  /** True when the path, with symlinks followed, stays inside the (equally resolved) vault root. */
+  isContained(path: string): Promise<boolean>;
+  /** A file in the vault root that is not a note but configures it, e.g. INSTRUCTIONS.md. */
+  readOptionalText(path: string): Promise<string | null>;
+}
+
+export type LinkMap = Readonly<Record<string, Readonly<Record<string, number>>>>;
+
+export interface MetadataPort {
+  getCache(path: string): CachedMetadata | null;
+  /** Obsidian's link resolution (obsidian-api.md §6): the destination path, or null when broken. */
+  getFirstLinkpathDest(linkpath: string, sourcePath: string): string | null;
+  /** Every candidate for a linkpath, best first; more than one means the link was ambiguous. */
+  getLinkpathCandidates(linkpath: string, sourcePath: string): string[];
+  resolvedLinks(): LinkMap;
+  unresolvedLinks(): LinkMap;
+  /**
+   * Hosts that parse notes themselves (Node, memory) learn of changes here; the Obsidian adapter
+   * ignores these calls because metadataCache follows the vault on its own.
+   */
+  update(path: string, text: string): void;
+  remove(path: string): void;
+  setFiles(paths: readonly string[]): void;
+  /** Persistable state, so a warm start does not re-parse unchanged notes. */
+  exportState?(): unknown;
+  importState?(state: unknown): boolean;
+}
+
+/** A key-value store for index snapshots, kept outside the vault (plugin folder or data folder). */
+export interface IndexStore {
+  load(key: string): Promise<Uint8Array | null>;
+  save(key: string, data: Uint8Array): Promise<void>;
+  remove(key: string): Promise<void>;
+  keys(): Promise<string[]>;
+}
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface LogRecord {
+  level: LogLevel;
+  event: string;
+  [field: string]: unknown;
+}
+
+/** Structured log sink. Callers must never put note content or secrets in a record (SPEC §11). */
+export interface Logger {
+  log(record: LogRecord): void;
+}
+
+export interface Clock {
+  now(): number;
+}
+
+export interface Hasher {
+  /** Lowercase hex SHA-256 of the bytes. */
+  sha256Hex(bytes: Uint8Array): string;
+}
+
+/** Lets long work give the event loop back (setImmediate on Node, setTimeout(0) in Obsidian). */
+export type Yielder = () => Promise<void>;

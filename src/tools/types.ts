@@ -1,0 +1,65 @@
+// A tool is data plus a handler: the MCP layer turns definitions into tools/list entries and calls,
+// so nothing here depends on the SDK.
+import type { Logger } from "../core/ports";
+import type { ObjectSchema, Parsed, Shape } from "./schema";
+import type { VaultEngine } from "../core/vault/types";
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export type ToolGroup = "find" | "write" | "maintain" | "host";
+
+export interface UserInfo {
+  name: string;
+  readOnly: boolean;
+  /** Vault names this user may use; empty means all. */
+  vaults: readonly string[];
+}
+
+/** The vaults one user can see. An unknown vault and a forbidden one give the same error. */
+export interface VaultDirectory {
+  defaultName(): string;
+  visible(): VaultEngine[];
+  get(name: string | undefined): VaultEngine;
+}
+
+export interface ToolContext {
+  user: UserInfo;
+  vaults: VaultDirectory;
+  logger: Logger;
+  /** MCP clientInfo.name of the caller, when it sent one. */
+  clientName?: string;
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+  signal?: AbortSignal;
+  now(): number;
+}
+
+export type ToolResult = Record<string, unknown>;
+
+export interface ToolDefinition<S extends Shape = Shape> {
+  name: string;
+  title: string;
+  description: string;
+  group: ToolGroup;
+  input: ObjectSchema<S>;
+  annotations: ToolAnnotations;
+  handler(ctx: ToolContext, args: Parsed<S>): Promise<ToolResult>;
+}
+
+// Handlers are typed per tool; the registry holds them erased to their common shape.
+export type AnyToolDefinition = ToolDefinition<Shape>;
+
+export function defineTool<S extends Shape>(definition: ToolDefinition<S>): AnyToolDefinition {
+  return definition as unknown as AnyToolDefinition;
+}
+
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
