@@ -1,0 +1,271 @@
+// The headless command line (SPEC §13): serve a vault folder over MCP, rebuild its index, or show
+// the resolved configuration.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
+import { defaultUser, type UserRecord } from "./auth/users";
+import { VAULT_NAME } from "./core/vault/directory";
+import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessVault } from "./hosts/node/headless";
+import { defaultDataDir } from "./hosts/node/host";
+import { JsonLineLogger } from "./hosts/node/services";
+import { serveStdio } from "./hosts/node/stdio";
+import { VERSION } from "./hosts/node/version";
+import type { LogLevel } from "./core/ports";
+
+const DEFAULT_PORT = 27125;
+const DEFAULT_HOST = "127.0.0.1";
+
+const USAGE = `secondbrain-mcp ${VERSION}
+
+Usage:
+  secondbrain-mcp serve    --vault [NAME=]DIR [--vault …] [--data DIR] [--host 127.0.0.1] [--port ${DEFAULT_PORT}]
+                           [--config FILE] [--stdio] [--log-level info] [--audit-file FILE]
+  secondbrain-mcp reindex  --vault [NAME=]DIR [--vault …] [--data DIR]
+  secondbrain-mcp validate --vault [NAME=]DIR [--vault …] [--data DIR] [--config FILE]
+
+Environment:
+  SECONDBRAIN_TOKEN   bearer token of the default user (without --config); generated when unset
+`;
+
+class UsageError extends Error {}
+
+interface CliArgs {
+  command: string;
+  vaults: HeadlessVault[];
+  data: string;
+  host?: string;
+  port?: number;
+  config?: string;
+  stdio: boolean;
+  logLevel: LogLevel;
+  auditFile?: string;
+}
+
+function vaultNameFor(dir: string): string {
+  const base = path.basename(path.resolve(dir)).toLowerCase().normalize("NFKD").replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+/, "");
+  return (base || "vault").slice(0, 64);
+}
+
+function parseVault(spec: string): HeadlessVault {
+  const eq = spec.indexOf("=");
+  const named = eq > 0 && VAULT_NAME.test(spec.slice(0, eq));
+  const name = named ? spec.slice(0, eq) : vaultNameFor(spec);
+  const root = path.resolve(named ? spec.slice(eq + 1) : spec);
+  if (!VAULT_NAME.test(name)) throw new UsageError(`vault name "${name}" must match ${VAULT_NAME.source}; write --vault NAME=DIR`);
+  return { name, root };
+}
+
+export function parseArgs(argv: readonly string[]): CliArgs {
+  const [command = "help", ...rest] = argv;
+  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, logLevel: "info" };
+  for (let i = 0; i < rest.length; i++) {
+    const flag = rest[i]!;
+    const value = (): string => {
+      const next = rest[i + 1];
+      if (next === undefined || next.startsWith("--")) throw new UsageError(`${flag} needs a value`);
+      i += 1;
+      return next;
+    };
+    switch (flag) {
+      case "--vault":
+        args.vaults.push(parseVault(value()));
+        break;
+      case "--data":
+        args.data = path.resolve(value());
+        break;
+      case "--host":
+        args.host = value();
+        break;
+      case "--port": {
+        const port = Number(value());
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port must be a number from 0 to 65535");
+        args.port = port;
+        break;
+      }
+      case "--config":
+        args.config = path.resolve(value());
+        break;
+      case "--stdio":
+        args.stdio = true;
+        break;
+      case "--log-level": {
+        const level = value();
+        if (!["debug", "info", "warn", "error"].includes(level)) throw new UsageError("--log-level is one of debug, info, warn, error");
+        args.logLevel = level as LogLevel;
+        break;
+      }
+      case "--audit-file":
+        args.auditFile = path.resolve(value());
+        break;
+      case "--help":
+      case "-h":
+        args.command = "help";
+        break;
+      default:
+        throw new UsageError(`unknown option ${flag}`);
+    }
+  }
+  const names = new Set<string>();
+  for (const vault of args.vaults) {
+    if (names.has(vault.name)) throw new UsageError(`two vaults are named "${vault.name}"; name them with --vault NAME=DIR`);
+    names.add(vault.name);
+  }
+  return args;
+}
+
+async function checkVaults(vaults: readonly HeadlessVault[]): Promise<void> {
+  if (vaults.length === 0) throw new UsageError("give at least one --vault DIR");
+  for (const vault of vaults) {
+    const stats = await fs.stat(vault.root).catch(() => null);
+    if (!stats?.isDirectory()) throw new UsageError(`vault folder ${vault.root} does not exist or is not a folder`);
+  }
+}
+
+async function readConfig(args: CliArgs): Promise<AppConfig | null> {
+  return args.config ? loadConfigFile(args.config) : null;
+}
+
+function clientConfigText(url: string, token: string | null): string {
+  const shown = token ?? "$SECONDBRAIN_TOKEN";
+  return [
+    "Connect Claude Code:",
+    `  claude mcp add --transport http secondbrain ${url} --header "Authorization: Bearer ${shown}"`,
+    "Other clients: see README.md (Claude Desktop, Cursor, Codex).",
+  ].join("\n");
+}
+
+async function serve(args: CliArgs): Promise<void> {
+  await checkVaults(args.vaults);
+  const config = await readConfig(args);
+  const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
+  let users: UserRecord[];
+  let shownToken: string | null = null;
+  if (config && config.users.length > 0) {
+    users = config.users;
+  } else {
+    const token = defaultToken(process.env);
+    users = [defaultUser(token.token)];
+    if (token.generated) shownToken = token.token;
+  }
+  if (args.stdio) {
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger });
+    return;
+  }
+  const host = args.host ?? config?.server.host ?? DEFAULT_HOST;
+  if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
+    logger.log({ level: "warn", event: "non_loopback_bind", host, reason: "reachable from other machines; use a firewall and per-user tokens" });
+  }
+  const server = new HeadlessServer({
+    vaults: args.vaults,
+    dataDir: args.data,
+    host,
+    port: args.port ?? config?.server.port ?? DEFAULT_PORT,
+    users,
+    logger,
+    allowedOrigins: config?.server.allowedOrigins,
+    rateLimit: config?.server.rateLimit,
+    maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+  });
+  await server.start();
+  const url = server.url;
+  const lines = [`Second Brain MCP ${VERSION} serving ${args.vaults.map((vault) => `${vault.name} (${vault.root})`).join(", ")}`, `MCP endpoint: ${url}`];
+  if (shownToken) lines.push(`Bearer token (shown once; set SECONDBRAIN_TOKEN to choose your own): ${shownToken}`);
+  else if (!config) lines.push("Bearer token: the value of SECONDBRAIN_TOKEN");
+  lines.push(clientConfigText(url, shownToken));
+  process.stdout.write(lines.join("\n") + "\n");
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) {
+      process.exit(1);
+    }
+    stopping = true;
+    logger.log({ level: "info", event: "signal", signal });
+    void server
+      .stop()
+      .then(() => logger.close())
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGHUP", () => {
+    if (!args.config) return;
+    loadConfigFile(args.config)
+      .then((fresh) => {
+        server.setUsers(fresh.users.length > 0 ? fresh.users : users);
+        logger.log({ level: "info", event: "config_reloaded", users: fresh.users.length });
+      })
+      .catch((error: unknown) => {
+        logger.log({ level: "warn", event: "config_reload_failed", reason: error instanceof Error ? error.message : String(error) });
+      });
+  });
+}
+
+async function reindex(args: CliArgs): Promise<void> {
+  await checkVaults(args.vaults);
+  const logger = new JsonLineLogger({ level: args.logLevel });
+  const server = new HeadlessServer({ vaults: args.vaults, dataDir: args.data, host: DEFAULT_HOST, port: 0, users: [], logger, watch: false });
+  for (const host of server.hosts) {
+    await host.engine.discardSnapshot();
+    const report = await host.start();
+    await host.stop();
+    process.stdout.write(`${host.engine.name}: indexed ${report.reingested} files in ${report.duration_ms} ms\n`);
+  }
+}
+
+async function validate(args: CliArgs): Promise<void> {
+  await checkVaults(args.vaults);
+  const config = await readConfig(args);
+  const resolved = {
+    version: VERSION,
+    vaults: args.vaults,
+    default_vault: args.vaults[0]?.name,
+    data_dir: args.data,
+    server: {
+      host: args.host ?? config?.server.host ?? DEFAULT_HOST,
+      port: args.port ?? config?.server.port ?? DEFAULT_PORT,
+      allowed_origins: config?.server.allowedOrigins ?? [],
+      rate_limit: config?.server.rateLimit ?? null,
+    },
+    limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
+    audit: { file: args.auditFile ?? config?.audit.file ?? null },
+    users: config && config.users.length > 0
+      ? config.users.map((user) => ({ name: user.name, tokens: user.token_hashes.length, vaults: user.vaults, read_only: user.read_only }))
+      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", vaults: [], read_only: false }],
+  };
+  process.stdout.write(JSON.stringify(resolved, null, 2) + "\n");
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  try {
+    const args = parseArgs(argv);
+    switch (args.command) {
+      case "serve":
+        await serve(args);
+        return -1;
+      case "reindex":
+        await reindex(args);
+        return 0;
+      case "validate":
+        await validate(args);
+        return 0;
+      case "help":
+        process.stdout.write(USAGE);
+        return 0;
+      default:
+        throw new UsageError(`unknown command "${args.command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      process.stderr.write(`secondbrain-mcp: ${error.message}\n\n${error instanceof UsageError ? USAGE : ""}`);
+      return 2;
+    }
+    process.stderr.write(`secondbrain-mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+void main(process.argv.slice(2)).then((code) => {
+  if (code >= 0) process.exit(code);
+});

@@ -1,0 +1,75 @@
+// What tools, resources and prompts may ask of one vault. The engine implements it over the ports.
+import type { CachedMetadata } from "../notes/metadata";
+import type { FileStat, MetadataPort } from "../ports";
+import type { NoteFacts } from "../notes/structure";
+
+export interface FileRecord extends FileStat {
+  /** True for `.md` files; everything else is an attachment. */
+  isNote: boolean;
+  /** 32 hex chars (SPEC §5), known once the file has been read. */
+  hash?: string;
+}
+
+export interface NoteSummary {
+  path: string;
+  /** Frontmatter `title` when it is a string, else the file's basename. */
+  title: string;
+  /** Normalised (SPEC §5): no leading `#`, no edge `/`, lower-cased; frontmatter and inline. */
+  tags: string[];
+  aliases: string[];
+  words: number;
+}
+
+export interface ReadFile {
+  path: string;
+  bytes: Uint8Array;
+  /** Decoded UTF-8, BOM kept, for files up to the text limit; absent for larger or binary files. */
+  text?: string;
+  content_hash: string;
+  stat: FileStat;
+}
+
+export type IndexState = "ready" | "warming";
+
+export interface VaultView {
+  readonly name: string;
+  /** Sorted by path. */
+  files(): readonly FileRecord[];
+  file(path: string): FileRecord | undefined;
+  summary(path: string): NoteSummary | undefined;
+  /** Title, tags, aliases, tasks and word count of a note, as of its last ingest. */
+  noteFacts(path: string): NoteFacts | undefined;
+  /** Who links to whom, derived from the metadata port's resolved links; rebuilt after changes. */
+  incoming(path: string): ReadonlyMap<string, number>;
+  metadata(): MetadataPort;
+  cache(path: string): CachedMetadata | null;
+  /** Reads through the path resolver (SPEC §6); throws ToolError on a bad or missing path. */
+  read(path: string, options?: { note?: boolean }): Promise<ReadFile>;
+  /** `<vault root>/INSTRUCTIONS.md`, or null. */
+  instructions(): Promise<string | null>;
+  indexState(): IndexState;
+}
+
+export interface SearchHit {
+  path: string;
+  score: number;
+  terms: string[];
+}
+
+export interface SearchOutcome {
+  total: number;
+  hits: SearchHit[];
+}
+
+export interface SearchOptions {
+  limit: number;
+  offset: number;
+  filter?: (path: string) => boolean;
+}
+
+/** One vault as the engine serves it: the read view plus search and lifecycle. */
+export interface VaultEngine extends VaultView {
+  search(query: string, options: SearchOptions): Promise<SearchOutcome>;
+  /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
+  bodyText(path: string): Promise<string | null>;
+}

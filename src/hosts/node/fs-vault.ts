@@ -1,0 +1,131 @@
+// The vault port over a folder on disk. Walks skip every dot-entry (SPEC §6), so hidden folders such
+// as .obsidian, .git and .trash never reach the engine.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { ToolError } from "../../core/errors";
+import type { FileStat, VaultPort } from "../../core/ports";
+
+/** Temp files of in-flight atomic writes; never part of the vault. */
+export const TEMP_FILE_PREFIX = ".sbtmp-";
+
+export class FsVault implements VaultPort {
+  readonly root: string;
+  private realRoot: string | null = null;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  private async resolvedRoot(): Promise<string> {
+    if (this.realRoot === null) this.realRoot = await fs.realpath(this.root);
+    return this.realRoot;
+  }
+
+  absolute(relative: string): string {
+    return path.join(this.root, ...relative.split("/"));
+  }
+
+  async listFiles(): Promise<FileStat[]> {
+    const out: FileStat[] = [];
+    const root = await this.resolvedRoot();
+    await this.walk("", out, root);
+    return out;
+  }
+
+  private async walk(relativeDir: string, out: FileStat[], realRoot: string): Promise<void> {
+    let entries;
+    try {
+      entries = await fs.readdir(relativeDir ? this.absolute(relativeDir) : this.root, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith(".")) continue;
+      const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
+      const normalized = relative.normalize("NFC");
+      if (entry.isSymbolicLink()) {
+        const target = await this.containedTarget(relative, realRoot);
+        if (!target) continue;
+        if (target.isDirectory()) await this.walk(relative, out, realRoot);
+        else if (target.isFile()) out.push(toStat(normalized, target));
+        continue;
+      }
+      if (entry.isDirectory()) {
+        await this.walk(relative, out, realRoot);
+      } else if (entry.isFile()) {
+        try {
+          out.push(toStat(normalized, await fs.stat(this.absolute(relative))));
+        } catch {
+          // Deleted while walking.
+        }
+      }
+    }
+  }
+
+  private async containedTarget(relative: string, realRoot: string): Promise<import("node:fs").Stats | null> {
+    try {
+      const real = await fs.realpath(this.absolute(relative));
+      if (!isInside(realRoot, real)) return null;
+      return await fs.stat(real);
+    } catch {
+      return null;
+    }
+  }
+
+  async stat(relative: string): Promise<FileStat | null> {
+    try {
+      const stats = await fs.stat(this.absolute(relative));
+      return stats.isFile() ? toStat(relative, stats) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async readBytes(relative: string): Promise<Uint8Array> {
+    try {
+      return new Uint8Array(await fs.readFile(this.absolute(relative)));
+    } catch (error) {
+      if (isMissing(error)) {
+        throw new ToolError("not_found", `File "${relative}" does not exist. Call note_list to see the vault's files.`);
+      }
+      throw error;
+    }
+  }
+
+  async isContained(relative: string): Promise<boolean> {
+    const realRoot = await this.resolvedRoot();
+    // The deepest existing ancestor decides: a missing file below a symlinked folder still escapes.
+    let candidate = this.absolute(relative);
+    for (;;) {
+      try {
+        const real = await fs.realpath(candidate);
+        return isInside(realRoot, real);
+      } catch (error) {
+        if (!isMissing(error)) return false;
+        const parent = path.dirname(candidate);
+        if (parent === candidate) return false;
+        candidate = parent;
+      }
+    }
+  }
+
+  async readOptionalText(relative: string): Promise<string | null> {
+    try {
+      return await fs.readFile(this.absolute(relative), "utf8");
+    } catch {
+      return null;
+    }
+  }
+}
+
+function toStat(relative: string, stats: import("node:fs").Stats): FileStat {
+  return { path: relative, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.birthtimeMs || stats.ctimeMs) };
+}
+
+function isInside(root: string, candidate: string): boolean {
+  return candidate === root || candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+function isMissing(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "ENOENT";
+}

@@ -1,0 +1,110 @@
+// The headless server: vault hosts, the registry, users, and MCP over HTTP, started and stopped in
+// order. The CLI is a thin shell around this; end-to-end tests start it the same way.
+import { UserStore, type UserRecord } from "../../auth/users";
+import { startHttpServer, type RunningHttpServer } from "../../http/server";
+import { createMcpRequestHandler, type McpRequestHandler } from "../../mcp/transport";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
+import { VaultRegistry } from "../../core/vault/directory";
+import type { Logger } from "../../core/ports";
+import { ALL_TOOLS } from "../../tools/registry";
+import { NodeVaultHost } from "./host";
+import { PROTOCOL_VERSION, VERSION } from "./version";
+
+export interface HeadlessVault {
+  name: string;
+  root: string;
+}
+
+export interface HeadlessOptions {
+  vaults: HeadlessVault[];
+  dataDir: string;
+  host: string;
+  port: number;
+  users: UserRecord[];
+  logger: Logger;
+  allowedOrigins?: string[];
+  rateLimit?: { perMinute: number; burst: number };
+  maxResponseBytes?: number;
+  watch?: boolean;
+}
+
+export { DEFAULT_MAX_RESPONSE_BYTES };
+
+export class HeadlessServer {
+  readonly hosts: NodeVaultHost[];
+  readonly registry: VaultRegistry;
+  private readonly options: HeadlessOptions;
+  private users: UserStore;
+  private http: RunningHttpServer | null = null;
+  private readonly startedAt = Date.now();
+  private readonly handleMcp: McpRequestHandler;
+
+  constructor(options: HeadlessOptions) {
+    this.options = options;
+    this.hosts = options.vaults.map(
+      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch }),
+    );
+    this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
+    this.users = new UserStore(options.users);
+    this.handleMcp = createMcpRequestHandler({
+      tools: ALL_TOOLS,
+      directoryFor: (user) => this.registry.forUser(user),
+      logger: options.logger,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      version: VERSION,
+      now: () => Date.now(),
+    });
+  }
+
+  /** The MCP endpoint, e.g. http://127.0.0.1:27125/mcp. */
+  get url(): string {
+    if (!this.http) throw new Error("server not started");
+    return this.http.url;
+  }
+
+  get port(): number {
+    if (!this.http) throw new Error("server not started");
+    return this.http.port;
+  }
+
+  /** Swaps the user table atomically (SIGHUP reload); requests in flight keep the old one. */
+  setUsers(records: readonly UserRecord[]): void {
+    this.users = new UserStore(records);
+  }
+
+  /** Loads and reconciles every vault, then listens. */
+  async start(): Promise<void> {
+    for (const host of this.hosts) await host.start();
+    this.http = await startHttpServer({
+      host: this.options.host,
+      port: this.options.port,
+      authenticate: (token) => this.users.authenticate(token),
+      handleMcp: this.handleMcp,
+      health: () => this.health(),
+      logger: this.options.logger,
+      allowedOrigins: this.options.allowedOrigins,
+      rateLimit: this.options.rateLimit,
+    });
+    this.options.logger.log({ level: "info", event: "startup", vaults: this.hosts.length, url: this.http.url, version: VERSION });
+  }
+
+  private health(): Record<string, unknown> {
+    return {
+      status: "ok",
+      version: VERSION,
+      vaults: this.hosts.length,
+      started: new Date(this.startedAt).toISOString(),
+      uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
+      protocol_version: PROTOCOL_VERSION,
+      stateless: true,
+    };
+  }
+
+  /** Stops accepting requests, drains them, then flushes every vault's index. */
+  async stop(): Promise<void> {
+    await this.http?.close();
+    this.http = null;
+    for (const host of this.hosts) await host.stop();
+    this.options.logger.log({ level: "info", event: "shutdown" });
+  }
+}

@@ -1,0 +1,135 @@
+// Wires one vault folder to the engine on Node: fs vault, parsed metadata, a snapshot store in the
+// data folder, the watcher, and a quiet-period persist so that bursts of edits write one snapshot.
+import { createHash } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { Engine, type ReconcileReport } from "../../core/vault/engine";
+import type { Logger } from "../../core/ports";
+import { FsVault } from "./fs-vault";
+import { FileIndexStore } from "./index-store";
+import { NodeMetadata } from "./node-metadata";
+import { nodeHasher, setImmediateYielder, systemClock } from "./services";
+import { VaultWatcher } from "./watcher";
+
+export interface NodeVaultOptions {
+  name: string;
+  root: string;
+  /** Folder for this server's own state (index snapshots); must lie outside the vault. */
+  dataDir: string;
+  logger: Logger;
+  watch?: boolean;
+  /** Quiet time after the last change before the snapshot is rewritten. */
+  persistDelayMs?: number;
+}
+
+export function defaultDataDir(): string {
+  const base = process.env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share");
+  return path.join(base, "secondbrain-mcp");
+}
+
+/** A folder per vault, keyed by name and root so two vaults of the same name never share an index. */
+export function vaultDataDir(dataDir: string, name: string, root: string): string {
+  const digest = createHash("sha256").update(path.resolve(root)).digest("hex").slice(0, 10);
+  return path.join(dataDir, "vaults", `${name}-${digest}`);
+}
+
+export function assertOutsideVault(dataDir: string, root: string): void {
+  const relative = path.relative(path.resolve(root), path.resolve(dataDir));
+  const inside = relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  if (inside && !relative.split(path.sep).some((segment) => segment.startsWith("."))) {
+    throw new Error(
+      `The data folder ${dataDir} is inside the vault ${root}; its index files would show up as notes. Pass --data with a folder outside the vault.`,
+    );
+  }
+}
+
+export class NodeVaultHost {
+  readonly engine: Engine;
+  readonly vault: FsVault;
+  private readonly options: NodeVaultOptions;
+  private watcher: VaultWatcher | null = null;
+  private persistTimer: NodeJS.Timeout | null = null;
+  private persisting: Promise<void> = Promise.resolve();
+
+  constructor(options: NodeVaultOptions) {
+    assertOutsideVault(options.dataDir, options.root);
+    this.options = options;
+    this.vault = new FsVault(options.root);
+    this.engine = new Engine({
+      name: options.name,
+      vault: this.vault,
+      metadata: new NodeMetadata(),
+      store: new FileIndexStore(vaultDataDir(options.dataDir, options.name, options.root)),
+      hasher: nodeHasher,
+      clock: systemClock,
+      logger: options.logger,
+      yielder: setImmediateYielder,
+    });
+  }
+
+  async start(): Promise<ReconcileReport> {
+    const report = await this.engine.start();
+    if (this.options.watch !== false) {
+      this.watcher = new VaultWatcher({
+        root: this.vault.root,
+        onChanges: async (paths) => {
+          await this.engine.applyChanges(paths);
+          this.schedulePersist();
+        },
+        onBurst: async () => {
+          const burst = await this.engine.reconcile();
+          this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.options.name, reason: "burst", ...burst });
+          this.schedulePersist();
+        },
+        onError: (error) =>
+          this.options.logger.log({
+            level: "warn",
+            event: "watcher_error",
+            vault: this.options.name,
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+      });
+      this.watcher.start();
+    }
+    return report;
+  }
+
+  private schedulePersist(): void {
+    if (!this.engine.needsPersist) return;
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = setTimeout(() => {
+      this.persistTimer = null;
+      this.persisting = this.persisting.then(() => this.persistNow());
+    }, this.options.persistDelayMs ?? 2000);
+  }
+
+  private async persistNow(): Promise<void> {
+    if (!this.engine.needsPersist) return;
+    try {
+      await this.engine.persist();
+    } catch (error) {
+      this.options.logger.log({
+        level: "warn",
+        event: "index_persist_failed",
+        vault: this.options.name,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Waits until outside changes seen so far are applied (tests and shutdown). */
+  async idle(): Promise<void> {
+    await this.watcher?.idle();
+  }
+
+  async stop(): Promise<void> {
+    await this.watcher?.stop();
+    this.watcher = null;
+    if (this.persistTimer) {
+      clearTimeout(this.persistTimer);
+      this.persistTimer = null;
+    }
+    await this.persisting;
+    await this.persistNow();
+  }
+}

@@ -1,0 +1,56 @@
+// Index snapshots live in a data folder outside the vault, written atomically so that a crash leaves
+// either the old snapshot or the new one, never half of one.
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { IndexStore } from "../../core/ports";
+
+const SUFFIX = ".snapshot";
+
+export class FileIndexStore implements IndexStore {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  private file(key: string): string {
+    if (!/^[a-z0-9_-]+$/i.test(key)) throw new Error(`invalid index key ${key}`);
+    return path.join(this.dir, key + SUFFIX);
+  }
+
+  async load(key: string): Promise<Uint8Array | null> {
+    try {
+      return new Uint8Array(await fs.readFile(this.file(key)));
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return null;
+      throw error;
+    }
+  }
+
+  async save(key: string, data: Uint8Array): Promise<void> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const target = this.file(key);
+    const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    const handle = await fs.open(temp, "w");
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(temp, target);
+  }
+
+  async remove(key: string): Promise<void> {
+    await fs.rm(this.file(key), { force: true });
+  }
+
+  async keys(): Promise<string[]> {
+    try {
+      const names = await fs.readdir(this.dir);
+      return names.filter((name) => name.endsWith(SUFFIX)).map((name) => name.slice(0, -SUFFIX.length));
+    } catch {
+      return [];
+    }
+  }
+}

@@ -1,0 +1,73 @@
+// Argument fields and result helpers shared by many tools, so each name means one thing everywhere.
+import { parseDateArg } from "../core/dates";
+import { ToolError } from "../core/errors";
+import { globToRegExp } from "../core/notes/glob";
+import { resolveVaultPath } from "../core/notes/paths";
+import type { FileRecord } from "../core/vault/types";
+import { integer, optional, string, stringList, withDefault } from "./schema";
+
+export const vaultField = optional(string({ description: "Vault name; omit for the default vault (see vault_list)." }));
+export const pathField = string({ description: "Vault-relative path of the note, e.g. `wiki/topic.md` (`.md` may be omitted)." });
+export const prefixField = optional(string({ description: "Only paths inside this folder, e.g. `projects/alpha`." }));
+export const globField = optional(string({ description: "Only paths matching this glob, e.g. `**/*.md`, `journal/2026-*`." }));
+export const tagsField = optional(stringList({ description: "Only notes carrying all of these tags (without `#`)." }));
+export const modifiedAfterField = optional(
+  string({ description: "Only files modified after this: YYYY-MM-DD, RFC 3339, YYYY-MM, `today`, or a span like `7d`." }),
+);
+export const offsetField = withDefault(integer({ description: "Skip this many results (paging).", minimum: 0 }), 0);
+
+export function limitField(fallback: number, maximum: number) {
+  return withDefault(integer({ description: `At most this many results (default ${fallback}, max ${maximum}).`, minimum: 1, maximum }), fallback);
+}
+
+export interface PathFilterArgs {
+  prefix?: string | undefined;
+  glob?: string | undefined;
+  modified_after?: string | undefined;
+}
+
+/** A predicate over file records built from the common filter arguments. */
+export function fileFilter(args: PathFilterArgs, now: number): (record: FileRecord) => boolean {
+  const folder = args.prefix ? normalizeFolder(args.prefix) : "";
+  const glob = args.glob ? globToRegExp(args.glob) : null;
+  const after = args.modified_after ? parseDateArg(args.modified_after, now, "modified_after") : null;
+  return (record) => {
+    if (folder && !record.path.startsWith(folder)) return false;
+    if (glob && !glob.test(record.path)) return false;
+    if (after !== null && record.mtime <= after) return false;
+    return true;
+  };
+}
+
+/** `projects/alpha/` → `projects/alpha/`; validated with the path rules so dot-folders stay out. */
+export function normalizeFolder(prefix: string): string {
+  const trimmed = prefix.trim().replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, "");
+  if (trimmed === "" || trimmed === "/") return "";
+  return resolveVaultPath(trimmed) + "/";
+}
+
+export function page<T>(items: readonly T[], offset: number, limit: number): { total: number; returned: number; items: T[] } {
+  const slice = items.slice(offset, offset + limit);
+  return { total: items.length, returned: slice.length, items: slice };
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function hasAllTags(noteTags: readonly string[], wanted: readonly string[]): boolean {
+  // A wanted parent tag matches nested tags too: `topic` matches `topic/knowledge`.
+  return wanted.every((tag) => {
+    const normalized = tag.replace(/^#/, "").replace(/^\/+|\/+$/g, "").toLowerCase();
+    return noteTags.some((have) => have === normalized || have.startsWith(normalized + "/"));
+  });
+}
+
+export function requireNote(record: FileRecord | undefined, path: string, vault: string): FileRecord {
+  if (!record) {
+    throw new ToolError("not_found", `Note "${path}" does not exist in vault "${vault}". Call note_search or note_list to find it.`, {
+      details: { path },
+    });
+  }
+  return record;
+}

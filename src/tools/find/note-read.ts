@@ -1,0 +1,149 @@
+// note_read and note_outline: a bounded window of a note's text, or its shape without the body.
+import { ToolError } from "../../core/errors";
+import { sameHash } from "../../core/notes/hash";
+import { findSection } from "../../core/notes/sections";
+import { parseNote, stripBom } from "../../core/notes/structure";
+import { readWindow } from "../../core/notes/window";
+import type { CachedMetadata } from "../../core/notes/metadata";
+import { TEXT_LIMIT_BYTES } from "../../core/vault/engine";
+import type { ReadFile, VaultEngine } from "../../core/vault/types";
+import { iso, pathField, vaultField } from "../common";
+import { boolean, integer, object, optional, string, withDefault } from "../schema";
+import { READ_ONLY, defineTool } from "../types";
+
+const DEFAULT_MAX_BYTES = 64 * 1024;
+const encoder = new TextEncoder();
+
+function isCanvas(path: string): boolean {
+  return /\.canvas$/i.test(path);
+}
+
+/** Reads a note (or canvas) as text, refusing binaries and oversize files with the reason. */
+async function readText(engine: VaultEngine, input: string): Promise<{ file: ReadFile; text: string }> {
+  const file = await engine.read(input, { note: !isCanvas(input) });
+  if (file.text === undefined) {
+    throw new ToolError(
+      "too_large",
+      `"${file.path}" is ${file.stat.size} bytes; files over ${TEXT_LIMIT_BYTES} bytes are not read as text. Use vault_grep to find lines in it, or split the note.`,
+      { details: { path: file.path, bytes: file.stat.size, limit: TEXT_LIMIT_BYTES } },
+    );
+  }
+  return { file, text: file.text };
+}
+
+/** The host's cached structure when it describes these very bytes, else a fresh parse. */
+function structureOf(engine: VaultEngine, file: ReadFile, plain: string): CachedMetadata {
+  const cached = engine.cache(file.path);
+  const known = engine.file(file.path)?.hash;
+  return cached && known !== undefined && sameHash(known, file.content_hash) ? cached : parseNote(plain);
+}
+
+function linkCounts(engine: VaultEngine, path: string) {
+  const resolved = engine.metadata().resolvedLinks()[path] ?? {};
+  const unresolved = engine.metadata().unresolvedLinks()[path] ?? {};
+  return {
+    outgoing: Object.keys(resolved).length,
+    incoming: engine.incoming(path).size,
+    broken: Object.keys(unresolved).length,
+  };
+}
+
+export const noteRead = defineTool({
+  name: "note_read",
+  title: "Read a note",
+  description:
+    "Returns a note's text (frontmatter included) as a window of at most max_bytes bytes, with content_hash for later edits. When next_byte_offset is present, call again with byte_offset = next_byte_offset and the same content_hash to continue. `heading` returns one section only. Canvas files are returned as their JSON. Call note_outline first on long notes.",
+  group: "find",
+  input: object({
+    vault: vaultField,
+    path: pathField,
+    heading: optional(string({ description: "Return only this section (heading text; exact, then case-insensitive, then prefix)." })),
+    max_bytes: withDefault(integer({ description: "Largest window in bytes (default 65536).", minimum: 256, maximum: 1024 * 1024 }), DEFAULT_MAX_BYTES),
+    byte_offset: withDefault(integer({ description: "Where the window starts, from a previous next_byte_offset.", minimum: 0 }), 0),
+    content_hash: optional(string({ description: "The content_hash of the earlier read; required when continuing." })),
+    with_metadata: withDefault(boolean({ description: "Also return frontmatter, tags, aliases and link counts." }), false),
+  }),
+  annotations: READ_ONLY,
+  async handler(ctx, args) {
+    const engine = ctx.vaults.get(args.vault);
+    const { file, text } = await readText(engine, args.path);
+    if (args.content_hash !== undefined && !sameHash(args.content_hash, file.content_hash)) {
+      throw new ToolError(
+        "conflict",
+        `"${file.path}" changed since the read that gave content_hash ${args.content_hash}; it is now ${file.content_hash}. Read it again from byte_offset 0.`,
+        { retry: "inspect_state", details: { path: file.path, content_hash: file.content_hash } },
+      );
+    }
+    if (args.byte_offset > 0 && args.content_hash === undefined) {
+      throw new ToolError(
+        "invalid_argument",
+        "Continuing a read (byte_offset > 0) needs the content_hash of the first window, so versions are never mixed. Pass content_hash from that result.",
+      );
+    }
+    let bytes = file.bytes;
+    let section: { heading: string; line: number } | undefined;
+    if (args.heading !== undefined) {
+      const plain = stripBom(text);
+      const match = findSection(plain, structureOf(engine, file, plain), args.heading);
+      section = { heading: match.heading, line: match.line + 1 };
+      bytes = encoder.encode(plain.slice(match.start, match.end));
+    }
+    const window = readWindow(bytes, args.byte_offset, args.max_bytes);
+    const result: Record<string, unknown> = {
+      vault: engine.name,
+      path: file.path,
+      content_hash: file.content_hash,
+      modified: iso(file.stat.mtime),
+      ...(section ? { heading: section.heading, heading_line: section.line } : {}),
+      content: window.text,
+      byte_offset: window.byte_offset,
+      byte_count: window.byte_count,
+      total_bytes: window.total_bytes,
+    };
+    if (window.next_byte_offset !== undefined) result.next_byte_offset = window.next_byte_offset;
+    if (args.with_metadata && !isCanvas(file.path)) {
+      const summary = engine.summary(file.path);
+      result.frontmatter = engine.cache(file.path)?.frontmatter ?? null;
+      result.tags = summary?.tags ?? [];
+      result.aliases = summary?.aliases ?? [];
+      result.links = linkCounts(engine, file.path);
+    }
+    return result;
+  },
+});
+
+export const noteOutline = defineTool({
+  name: "note_outline",
+  title: "Outline of a note",
+  description:
+    "The shape of a note without its body: headings with line numbers, frontmatter, tags, aliases, link counts in and out, open tasks, words and bytes, plus content_hash. Use it before note_read on long notes and to pick a heading for note_read or note_section_edit.",
+  group: "find",
+  input: object({ vault: vaultField, path: pathField }),
+  annotations: READ_ONLY,
+  async handler(ctx, args) {
+    const engine = ctx.vaults.get(args.vault);
+    const { file, text } = await readText(engine, args.path);
+    const plain = stripBom(text);
+    const cache = structureOf(engine, file, plain);
+    const facts = engine.noteFacts(file.path);
+    return {
+      vault: engine.name,
+      path: file.path,
+      content_hash: file.content_hash,
+      title: facts?.title ?? file.path,
+      bytes: file.stat.size,
+      words: facts?.words ?? 0,
+      modified: iso(file.stat.mtime),
+      frontmatter: cache.frontmatter ?? null,
+      tags: facts?.tags ?? [],
+      aliases: facts?.aliases ?? [],
+      headings: (cache.headings ?? []).map((heading) => ({
+        heading: heading.heading,
+        level: heading.level,
+        line: heading.position.start.line + 1,
+      })),
+      links: linkCounts(engine, file.path),
+      open_tasks: (facts?.tasks ?? []).filter((task) => !task.done).map((task) => ({ line: task.line, text: task.text })),
+    };
+  },
+});

@@ -1,0 +1,106 @@
+// note_search: ranked full-text search with filters; no query lists the most recently modified notes.
+import { parseQuery } from "../../core/search/query";
+import { makeSnippet } from "../../core/search/snippet";
+import type { FileRecord, VaultEngine } from "../../core/vault/types";
+import {
+  fileFilter,
+  globField,
+  hasAllTags,
+  iso,
+  limitField,
+  modifiedAfterField,
+  offsetField,
+  page,
+  prefixField,
+  tagsField,
+  vaultField,
+} from "../common";
+import { object, optional, record, string } from "../schema";
+import { READ_ONLY, defineTool } from "../types";
+import { conditionsFrom, matches } from "./properties";
+
+const ZERO_HITS_HINT =
+  "No note matched. Try fewer or more general words, drop filters (prefix, tags, properties), or use vault_grep for exact text or a regular expression.";
+
+function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined) {
+  const summary = engine.summary(record.path);
+  return {
+    path: record.path,
+    title: summary?.title ?? record.path,
+    score,
+    snippet,
+    tags: summary?.tags ?? [],
+    modified: iso(record.mtime),
+    bytes: record.size,
+  };
+}
+
+export const noteSearch = defineTool({
+  name: "note_search",
+  title: "Search notes",
+  description:
+    'Full-text search over titles, aliases, headings, tags and bodies, best match first, with a snippet where <<matches>> are marked. Plain words need not all match (notes matching more rank higher); "exact phrase", +required, -excluded, OR, prefix* work. Filters: prefix (folder), glob, tags (all must match), modified_after, properties (frontmatter equality). Without a query: the most recently modified notes.',
+  group: "find",
+  input: object({
+    vault: vaultField,
+    query: optional(string({ description: 'Words to look for, e.g. `token bucket refill` or `"version history" -sync`.', maxLength: 1000 })),
+    prefix: prefixField,
+    glob: globField,
+    tags: tagsField,
+    modified_after: modifiedAfterField,
+    properties: optional(record({ description: 'Frontmatter properties that must equal the given values, e.g. {"status": "active"}.' })),
+    limit: limitField(10, 50),
+    offset: offsetField,
+  }),
+  annotations: READ_ONLY,
+  async handler(ctx, args) {
+    const engine = ctx.vaults.get(args.vault);
+    const keepFile = fileFilter(args, ctx.now());
+    const conditions = args.properties ? conditionsFrom(args.properties) : [];
+    const wantedTags = args.tags ?? [];
+    const accept = (path: string): boolean => {
+      const file = engine.file(path);
+      if (!file || !keepFile(file)) return false;
+      if (wantedTags.length > 0 && !hasAllTags(engine.summary(path)?.tags ?? [], wantedTags)) return false;
+      if (conditions.length > 0) {
+        const frontmatter = engine.cache(path)?.frontmatter;
+        if (!conditions.every((condition) => matches(frontmatter, condition))) return false;
+      }
+      return true;
+    };
+    const query = args.query ?? "";
+    let total: number;
+    let hits;
+    if (query === "") {
+      const recent = engine
+        .files()
+        .filter((file) => file.isNote && accept(file.path))
+        .sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
+      const paged = page(recent, args.offset, args.limit);
+      total = paged.total;
+      hits = paged.items.map((file) => hitEntry(engine, file, null, undefined));
+    } else {
+      const parsed = parseQuery(query);
+      const outcome = await engine.search(query, { limit: args.limit, offset: args.offset, filter: accept });
+      total = outcome.total;
+      hits = [];
+      for (const hit of outcome.hits) {
+        const file = engine.file(hit.path);
+        if (!file) continue;
+        const body = await engine.bodyText(hit.path);
+        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed)));
+      }
+    }
+    const result: Record<string, unknown> = {
+      vault: engine.name,
+      query,
+      total,
+      returned: hits.length,
+      offset: args.offset,
+      index: engine.indexState(),
+      hits,
+    };
+    if (total === 0) result.hint = ZERO_HITS_HINT;
+    return result;
+  },
+});

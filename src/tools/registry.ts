@@ -1,0 +1,37 @@
+// Every tool the engine offers, and the slice a given user may see.
+import { attachmentList, noteList } from "./find/note-list";
+import { noteBacklinks, noteRelated } from "./find/links";
+import { noteOutline, noteRead } from "./find/note-read";
+import { noteQuery } from "./find/note-query";
+import { noteSearch } from "./find/note-search";
+import { tagList, taskList } from "./find/tags-tasks";
+import { vaultGrep } from "./find/vault-grep";
+import { vaultList, vaultStats } from "./find/vault-info";
+import type { AnyToolDefinition, UserInfo } from "./types";
+
+export const FIND_TOOLS: readonly AnyToolDefinition[] = [
+  vaultList,
+  vaultStats,
+  noteList,
+  noteSearch,
+  vaultGrep,
+  noteRead,
+  noteOutline,
+  noteBacklinks,
+  noteRelated,
+  tagList,
+  taskList,
+  attachmentList,
+  noteQuery,
+];
+
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS];
+
+export function isMutating(tool: AnyToolDefinition): boolean {
+  return !tool.annotations.readOnlyHint;
+}
+
+/** Read-only users are not offered mutating tools at all (SPEC §3). */
+export function toolsFor(user: UserInfo, tools: readonly AnyToolDefinition[] = ALL_TOOLS): AnyToolDefinition[] {
+  return tools.filter((tool) => !user.readOnly || !isMutating(tool));
+}

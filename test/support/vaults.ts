@@ -1,0 +1,32 @@
+// Temp copies of the shared fixtures: tests write to copies, never to ../shared.
+import { cpSync, mkdtempSync, rmSync, chmodSync, readdirSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export const FIXTURES = path.resolve(__dirname, "../../../shared/fixtures");
+export const EDGE_VAULT = path.join(FIXTURES, "edge-vault");
+export const HELP_VAULT = path.join(FIXTURES, "obsidian-help-en");
+
+function makeWritable(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) makeWritable(full);
+    else chmodSync(full, 0o644);
+  }
+}
+
+export interface TempVault {
+  dir: string;
+  dataDir: string;
+  cleanup(): void;
+}
+
+export function tempVault(source: string): TempVault {
+  const base = mkdtempSync(path.join(os.tmpdir(), "sbmcp-"));
+  const dir = path.join(base, "vault");
+  const dataDir = path.join(base, "data");
+  cpSync(source, dir, { recursive: true });
+  makeWritable(dir);
+  return { dir, dataDir, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
