@@ -43,8 +43,15 @@ export default defineConfig([
     },
   },
   {
+    // Server code runs in Node and in Obsidian's main window alike; popout windows do not apply.
+    files: ["src/http/**/*.ts", "src/mcp/**/*.ts", "src/auth/**/*.ts"],
+    rules: { "obsidianmd/prefer-window-timers": "off" },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts"],
     rules: {
+      "obsidianmd/hardcoded-config-path": "off",
+      "obsidianmd/rule-custom-message": "off",
       "@typescript-eslint/no-floating-promises": "off",
       "@typescript-eslint/no-non-null-assertion": "off",
     },

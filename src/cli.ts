@@ -56,7 +56,9 @@ function parseVault(spec: string): HeadlessVault {
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs {
-  const [command = "help", ...rest] = argv;
+  const [first = "help", ...others] = argv;
+  const command = first === "--help" || first === "-h" ? "help" : first;
+  const rest = command === first ? others : [];
   const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, logLevel: "info" };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;

@@ -153,7 +153,7 @@ export function object<S extends Shape>(shape: S): ObjectSchema<S> {
       for (const [key, field] of Object.entries(shape)) {
         const value = given[key];
         if ((value === undefined || value === null) && !field.optional) {
-          throw new ToolError("invalid_argument", `Missing required argument "${key}": ${String(field.schema.description ?? "")}`);
+          throw new ToolError("invalid_argument", `Missing required argument "${key}": ${typeof field.schema.description === "string" ? field.schema.description : ""}`);
         }
         out[key] = field.parse(value, key);
       }

@@ -50,11 +50,12 @@ export interface ToolDefinition<S extends Shape = Shape> {
   handler(ctx: ToolContext, args: Parsed<S>): Promise<ToolResult>;
 }
 
-// Handlers are typed per tool; the registry holds them erased to their common shape.
+// Handlers are typed per tool; the registry holds them erased to their common shape (method
+// parameters are bivariant, so a specific definition is a valid AnyToolDefinition).
 export type AnyToolDefinition = ToolDefinition<Shape>;
 
 export function defineTool<S extends Shape>(definition: ToolDefinition<S>): AnyToolDefinition {
-  return definition as unknown as AnyToolDefinition;
+  return definition;
 }
 
 export const READ_ONLY: ToolAnnotations = {

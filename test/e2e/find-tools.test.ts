@@ -126,8 +126,8 @@ describe("note_search", () => {
     const hits = result.structured.hits as Array<{ path: string; snippet: string; score: number; title: string }>;
     assert.equal(hits[0]?.path, "wiki/rate-limiting.md");
     assert.equal(hits[0]?.title, "Rate limiting");
-    assert.match(hits[0]!.snippet, /<<[^>]+>>/);
-    assert.ok(hits[0]!.score > 0);
+    assert.match(hits[0]?.snippet ?? "", /<<[^>]+>>/);
+    assert.ok((hits[0]?.score ?? 0) > 0);
   });
 
   test("filters by tag and folder; no query lists recent notes", async () => {
@@ -213,7 +213,8 @@ describe("note_read and note_outline", () => {
 
   test("reads a canvas as JSON and refuses binaries and hidden paths", async () => {
     const canvas = await server.call("note_read", { path: "board.canvas" });
-    assert.ok(JSON.parse(String(canvas.structured.content)).nodes.length === 2);
+    const parsed = JSON.parse(String(canvas.structured.content)) as { nodes: unknown[] };
+    assert.equal(parsed.nodes.length, 2);
     const hidden = await server.call("note_read", { path: ".trash/old.md" });
     assert.equal(errorOf(hidden).code, "invalid_path");
     const escape = await server.call("note_read", { path: "../secret.md" });

@@ -24,11 +24,11 @@ export async function startCli(args: string[], env: Record<string, string> = {})
   let stderrRest = "";
   const waiters: Array<() => void> = [];
   const wake = (): void => waiters.splice(0).forEach((resolve) => resolve());
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     stdout += chunk;
     wake();
   });
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     stderrRest += chunk;
     const lines = stderrRest.split("\n");
     stderrRest = lines.pop() ?? "";

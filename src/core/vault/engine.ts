@@ -404,7 +404,7 @@ function reverseLinks(resolved: LinkMap): Map<string, Map<string, number>> {
   for (const [source, targets] of Object.entries(resolved)) {
     for (const [target, count] of Object.entries(targets)) {
       let sources = reverse.get(target);
-      if (!sources) reverse.set(target, (sources = new Map()));
+      if (!sources) reverse.set(target, (sources = new Map<string, number>()));
       sources.set(source, count);
     }
   }

@@ -1,6 +1,6 @@
 // The vault port over a folder on disk. Walks skip every dot-entry (SPEC §6), so hidden folders such
 // as .obsidian, .git and .trash never reach the engine.
-import { promises as fs } from "node:fs";
+import { promises as fs, type Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors";
 import type { FileStat, VaultPort } from "../../core/ports";
@@ -62,7 +62,7 @@ export class FsVault implements VaultPort {
     }
   }
 
-  private async containedTarget(relative: string, realRoot: string): Promise<import("node:fs").Stats | null> {
+  private async containedTarget(relative: string, realRoot: string): Promise<Stats | null> {
     try {
       const real = await fs.realpath(this.absolute(relative));
       if (!isInside(realRoot, real)) return null;
@@ -118,7 +118,7 @@ export class FsVault implements VaultPort {
   }
 }
 
-function toStat(relative: string, stats: import("node:fs").Stats): FileStat {
+function toStat(relative: string, stats: Stats): FileStat {
   return { path: relative, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.birthtimeMs || stats.ctimeMs) };
 }
 

@@ -5,12 +5,16 @@ import { object, optional, record, string, stringList, withDefault } from "../sc
 import { READ_ONLY, defineTool } from "../types";
 import { conditionsFrom, matches, property } from "./properties";
 
+function sortText(value: unknown): string {
+  return (typeof value === "string" ? value : JSON.stringify(value)).toLowerCase();
+}
+
 function compareValues(a: unknown, b: unknown): number {
   if (a === undefined || a === null) return b === undefined || b === null ? 0 : 1;
   if (b === undefined || b === null) return -1;
   if (typeof a === "number" && typeof b === "number") return a - b;
-  const left = String(a).toLowerCase();
-  const right = String(b).toLowerCase();
+  const left = sortText(a);
+  const right = sortText(b);
   return left < right ? -1 : left > right ? 1 : 0;
 }
 

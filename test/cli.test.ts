@@ -1,0 +1,84 @@
+// The command line as a user runs it: validate prints no secret, reindex rebuilds, bad input explains itself.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { CLI, startCli } from "./support/cli";
+import { EDGE_VAULT, tempVault } from "./support/vaults";
+
+const run = promisify(execFile);
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+test("validate prints the resolved configuration without any token", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const secret = "config-file-token-abcdef0123456789";
+    const config = path.join(vault.dataDir, "..", "config.yaml");
+    writeFileSync(config, `users:\n  - name: alice\n    tokens: ["${secret}"]\n    vaults: [edge]\nserver:\n  port: 31999\n`);
+    const result = await cli(["validate", "--vault", `edge=${vault.dir}`, "--config", config], { SECONDBRAIN_TOKEN: "env-token-should-not-print-1234" });
+    assert.equal(result.code, 0, result.stderr);
+    const resolved = JSON.parse(result.stdout) as { vaults: Array<{ name: string }>; server: { port: number }; users: Array<{ name: string; tokens: number }> };
+    assert.deepEqual(resolved.vaults.map((entry) => entry.name), ["edge"]);
+    assert.equal(resolved.server.port, 31999);
+    assert.deepEqual(resolved.users.map((user) => [user.name, user.tokens]), [["alice", 1]]);
+    assert.ok(!result.stdout.includes(secret) && !result.stdout.includes("env-token-should-not-print"));
+    assert.ok(!result.stdout.includes("token_hashes"), "not even the hashes are printed");
+  } finally {
+    vault.cleanup();
+  }
+});
+
+test("reindex rebuilds the index from the files", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const result = await cli(["reindex", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /edge: indexed 21 files/);
+    const again = await cli(["reindex", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir]);
+    assert.match(again.stdout, /edge: indexed 21 files/, "a reindex ignores the previous snapshot");
+  } finally {
+    vault.cleanup();
+  }
+});
+
+test("bad input gets a usage message and exit code 2", async () => {
+  const missing = await cli(["serve"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /at least one --vault/);
+  const unknown = await cli(["serve", "--vault", "/nonexistent-folder-xyz"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /does not exist/);
+  const flag = await cli(["serve", "--colour"]);
+  assert.equal(flag.code, 2);
+  assert.match(flag.stderr, /unknown option --colour/);
+  const help = await cli(["--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /secondbrain-mcp serve/);
+});
+
+test("serve prints the endpoint, a generated token once and a Claude Code line", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const server = await startCli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: "" });
+  try {
+    const token = /Bearer token \(shown once[^)]*\): (\S+)/.exec(server.stdout)?.[1];
+    assert.ok(token && token.startsWith("sbm_"));
+    assert.match(server.stdout, /claude mcp add --transport http secondbrain http:\/\/127\.0\.0\.1:\d+\/mcp/);
+    const health = (await (await fetch(server.url.replace(/\/mcp$/, "/healthz"))).json()) as Record<string, unknown>;
+    assert.equal(health.status, "ok");
+    assert.ok(!server.rawLogs.some((line) => line.includes(token)), "the token is never logged");
+  } finally {
+    assert.equal(await server.stop("SIGINT"), 0);
+    vault.cleanup();
+  }
+});
