@@ -1,0 +1,234 @@
+// One tokenizer for indexing, querying, phrase checks and snippets, so that the same word always
+// becomes the same term. Latin-like scripts are folded (über → uber, Größe → grosse) because agents
+// and keyboards drop diacritics; CJK text has no spaces, so only its runs go through Intl.Segmenter
+// (costly, and pointless elsewhere) and Han runs also yield character bigrams, which match inside
+// longer segments (東京 inside 東京タワー) whatever the segmenter decided in context.
+export { STOP_WORDS, isStopWord } from "./stop-words";
+
+const MAX_TERM_LENGTH = 40;
+const MAX_NUMBER_DIGITS = 6;
+const MIN_HASH_LENGTH = 16;
+
+const WORD_RUN_AT = /[\p{L}\p{N}\p{M}]+/uy;
+const NON_ASCII = /[\u0080-\uffff]/;
+const CJK_CHAR = /[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}]/u;
+const CJK_OR_OTHER_PIECE =
+  /[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}]+|[^\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}]+/gu;
+const CJK_ONLY = /^[\p{scx=Han}\p{scx=Hira}\p{scx=Kana}\p{scx=Hang}]+$/u;
+const HAN_RUN = /\p{scx=Han}+/gu;
+const COMBINING_MARK = /\p{M}/gu;
+const NOT_LETTER_OR_DIGIT = /[^\p{L}\p{N}]+/u;
+const DIGITS_ONLY = /^[0-9]+$/;
+const HEX_ONLY = /^[0-9a-f]+$/;
+const HAS_DIGIT = /[0-9]/;
+
+// Letters that NFKD leaves whole although readers treat them as plain Latin letters.
+const LETTER_SPELLINGS: Readonly<Record<string, string>> = {
+  ß: "ss",
+  æ: "ae",
+  ø: "o",
+  œ: "oe",
+  ł: "l",
+  đ: "d",
+  ð: "d",
+  þ: "th",
+  ı: "i",
+  ħ: "h",
+  ŧ: "t",
+};
+const SPELLED_LETTER = /[ßæøœłđðþıħŧ]/g;
+
+export function containsCjk(text: string): boolean {
+  return NON_ASCII.test(text) && CJK_CHAR.test(text);
+}
+
+/**
+ * Visits every word-like piece of `text` with its offset: runs of letters, digits and marks, split
+ * where CJK and non-CJK characters meet. URL schemes (`https://`, `mailto:`) and a `www.` host
+ * prefix are skipped, being in nearly every link and meaning nothing.
+ */
+export function forEachWordPiece(text: string, visit: (piece: string, start: number, cjk: boolean) => void): void {
+  const length = text.length;
+  let at = 0;
+  while (at < length) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80 && !isAsciiLetterOrDigit(code)) {
+      at += 1;
+      continue;
+    }
+    // Most notes are mostly ASCII: scanning char codes is about twice as fast as a Unicode regex.
+    let end = at;
+    if (code < 0x80) {
+      end += 1;
+      while (end < length && isAsciiLetterOrDigit(text.charCodeAt(end))) end += 1;
+    }
+    if (end === at || (end < length && text.charCodeAt(end) >= 0x80)) {
+      WORD_RUN_AT.lastIndex = at;
+      const match = WORD_RUN_AT.exec(text);
+      if (match === null) {
+        at += 1;
+        continue;
+      }
+      end = at + match[0].length;
+    }
+    visitRun(text, text.slice(at, end), at, visit);
+    at = end;
+  }
+}
+
+function isAsciiLetterOrDigit(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
+}
+
+function visitRun(text: string, run: string, start: number, visit: (piece: string, start: number, cjk: boolean) => void): void {
+  if (isUrlJunk(text, run, start)) return;
+  if (!containsCjk(run)) {
+    visit(run, start, false);
+    return;
+  }
+  for (const piece of run.matchAll(CJK_OR_OTHER_PIECE)) {
+    visit(piece[0], start + piece.index, CJK_CHAR.test(piece[0]));
+  }
+}
+
+function isUrlJunk(text: string, run: string, start: number): boolean {
+  const end = start + run.length;
+  if (text.startsWith("://", end)) return true;
+  if (run.length === 6 && text[end] === ":" && run.toLowerCase() === "mailto") return true;
+  return run.length === 3 && text[end] === "." && run.toLowerCase() === "www";
+}
+
+/** The index terms of a text, in order, duplicates kept (they are term frequencies). */
+export function tokenize(text: string): string[] {
+  const terms: string[] = [];
+  forEachWordPiece(text, (piece, _start, cjk) => {
+    if (cjk) pushCjkTerms(piece, terms);
+    else pushWordTerms(piece, terms);
+  });
+  return terms;
+}
+
+/**
+ * The words of a text in reading order, for phrase checks: words as `tokenize` normalises them, each
+ * CJK run kept whole (no segments, no bigrams) so a CJK phrase can be matched as a substring.
+ */
+export function wordSequence(text: string): string[] {
+  const words: string[] = [];
+  forEachWordPiece(text, (piece, _start, cjk) => {
+    if (cjk) words.push(piece.normalize("NFKC"));
+    else pushWordTerms(piece, words);
+  });
+  return words;
+}
+
+/**
+ * The index form of one word: folded and lower-cased (CJK: width-normalised), or null when it is not
+ * a single indexable word (empty, punctuation, mixed CJK and other letters, over 40 characters, a
+ * number over 6 digits, a hash).
+ */
+export function normalizeTerm(term: string): string | null {
+  const cjk = containsCjk(term);
+  if (cjk && !CJK_ONLY.test(term)) return null;
+  const normalized = cjk ? term.normalize("NFKC") : foldWord(term);
+  if (normalized.length === 0 || NOT_LETTER_OR_DIGIT.test(normalized)) return null;
+  return isIndexable(normalized) ? normalized : null;
+}
+
+function pushWordTerms(piece: string, into: string[]): void {
+  if (!NON_ASCII.test(piece)) {
+    const term = piece.toLowerCase();
+    if (isIndexable(term)) into.push(term);
+    return;
+  }
+  const folded = foldWord(piece);
+  if (!NOT_LETTER_OR_DIGIT.test(folded)) {
+    if (folded.length > 0 && isIndexable(folded)) into.push(folded);
+    return;
+  }
+  // Compatibility forms can unfold into several words (½ → 1⁄2).
+  for (const part of folded.split(NOT_LETTER_OR_DIGIT)) {
+    if (part.length > 0 && isIndexable(part)) into.push(part);
+  }
+}
+
+function foldWord(word: string): string {
+  if (!NON_ASCII.test(word)) return word.toLowerCase();
+  let folded = word.normalize("NFKD").replace(COMBINING_MARK, dropDiacritic).toLowerCase();
+  folded = folded.replace(SPELLED_LETTER, (letter) => LETTER_SPELLINGS[letter] ?? letter);
+  return NON_ASCII.test(folded) ? folded.normalize("NFC") : folded;
+}
+
+// Latin, Greek and Cyrillic diacritics only: marks of Indic or other scripts carry vowels, not accents.
+function dropDiacritic(mark: string): string {
+  const code = mark.charCodeAt(0);
+  const diacritic =
+    (code >= 0x0300 && code <= 0x036f) ||
+    (code >= 0x1ab0 && code <= 0x1aff) ||
+    (code >= 0x1dc0 && code <= 0x1dff) ||
+    (code >= 0x20d0 && code <= 0x20ff) ||
+    (code >= 0xfe20 && code <= 0xfe2f);
+  return diacritic ? "" : mark;
+}
+
+function isIndexable(term: string): boolean {
+  if (term.length > MAX_TERM_LENGTH && codePointLength(term) > MAX_TERM_LENGTH) return false;
+  if (term.length > MAX_NUMBER_DIGITS && DIGITS_ONLY.test(term)) return false;
+  return !(term.length >= MIN_HASH_LENGTH && HEX_ONLY.test(term) && HAS_DIGIT.test(term));
+}
+
+function codePointLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xdc00 && code <= 0xdfff) length -= 1;
+  }
+  return length;
+}
+
+let segmenter: Intl.Segmenter | null | undefined;
+
+function wordSegmenter(): Intl.Segmenter | null {
+  if (segmenter === undefined) {
+    segmenter = typeof Intl.Segmenter === "function" ? new Intl.Segmenter("ja", { granularity: "word" }) : null;
+  }
+  return segmenter;
+}
+
+function pushCjkTerms(piece: string, into: string[]): void {
+  const run = piece.normalize("NFKC");
+  const segmentAt = new Map<number, string>();
+  const words = wordSegmenter();
+  if (words) {
+    for (const segment of words.segment(run)) {
+      if (!segment.isWordLike) continue;
+      segmentAt.set(segment.index, segment.segment);
+      if (isIndexable(segment.segment)) into.push(segment.segment);
+    }
+  } else if (isIndexable(run)) {
+    into.push(run);
+  }
+  for (const han of run.matchAll(HAN_RUN)) {
+    pushHanBigrams(han[0], han.index, segmentAt, into);
+  }
+}
+
+function pushHanBigrams(han: string, offset: number, segmentAt: ReadonlyMap<number, string>, into: string[]): void {
+  const chars = Array.from(han);
+  let position = offset;
+  for (let i = 0; i + 1 < chars.length; i++) {
+    const bigram = chars[i]! + chars[i + 1]!;
+    // A segment that is exactly this bigram already counted it once.
+    if (segmentAt.get(position) !== bigram) into.push(bigram);
+    position += chars[i]!.length;
+  }
+}
+
+/** Every Han bigram of a text: the terms that any text containing it is sure to have been indexed with. */
+export function hanBigrams(text: string): string[] {
+  const bigrams: string[] = [];
+  for (const han of text.normalize("NFKC").matchAll(HAN_RUN)) {
+    const chars = Array.from(han[0]);
+    for (let i = 0; i + 1 < chars.length; i++) bigrams.push(chars[i]! + chars[i + 1]!);
+  }
+  return bigrams;
+}
