@@ -1,0 +1,279 @@
+// The `--config` YAML file: users, server, limits, audit. Plaintext tokens are hashed while the
+// file is read and never kept; error messages name the key and line, never a value, so a typo next
+// to a token cannot print the token.
+import { readFile } from "node:fs/promises";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { VAULT_NAME } from "../core/vault/directory";
+import { generateToken, hashToken, isTokenHash } from "./tokens";
+import type { UserRecord } from "./users";
+
+export interface RateLimitSettings {
+  perMinute: number;
+  burst: number;
+}
+
+export interface ServerSettings {
+  host?: string;
+  port?: number;
+  /** Normalised origins (`scheme://host[:port]`). */
+  allowedOrigins: string[];
+  rateLimit?: RateLimitSettings;
+}
+
+export interface AppConfig {
+  /** Empty when the file names no users; the caller then serves the default user. */
+  users: UserRecord[];
+  server: ServerSettings;
+  limits: { maxResponseBytes?: number };
+  audit: { file?: string };
+}
+
+export class ConfigError extends Error {
+  readonly source: string;
+  readonly line: number | undefined;
+  readonly key: string;
+
+  constructor(source: string, line: number | undefined, key: string, problem: string) {
+    super(`${source}${line === undefined ? "" : `:${line}`}: ${key ? `${key} ` : ""}${problem}`);
+    this.name = "ConfigError";
+    this.source = source;
+    this.line = line;
+    this.key = key;
+  }
+}
+
+export const MIN_TOKEN_LENGTH = 16;
+export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
+
+const TOP_KEYS = ["users", "server", "limits", "audit"] as const;
+const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only"] as const;
+const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit"] as const;
+const RATE_LIMIT_KEYS = ["per_minute", "burst"] as const;
+const LIMIT_KEYS = ["max_response_bytes"] as const;
+const AUDIT_KEYS = ["file"] as const;
+
+/** A value in the document and the dotted key that leads to it; `anchor` locates empty values. */
+interface Located {
+  node: unknown;
+  key: string;
+  anchor?: unknown;
+}
+
+type Fields<K extends string> = Partial<Record<K, Located>>;
+
+function rangeStart(node: unknown): number | undefined {
+  if (typeof node !== "object" || node === null || !("range" in node)) return undefined;
+  const range = (node as { range?: unknown }).range;
+  return Array.isArray(range) && typeof range[0] === "number" ? range[0] : undefined;
+}
+
+class Reader {
+  constructor(
+    private readonly source: string,
+    private readonly lines: LineCounter,
+  ) {}
+
+  fail(at: Located, problem: string): never {
+    throw new ConfigError(this.source, this.lineOf(at), at.key, problem);
+  }
+
+  private lineOf(at: Located): number | undefined {
+    const offset = rangeStart(at.node) ?? rangeStart(at.anchor);
+    return offset === undefined ? undefined : this.lines.linePos(offset).line;
+  }
+
+  map<K extends string>(at: Located, allowed: readonly K[]): Fields<K> {
+    if (at.node === null || at.node === undefined) return {};
+    if (!isMap(at.node)) this.fail(at, "must be a mapping of keys to values");
+    const fields: Fields<K> = {};
+    for (const pair of at.node.items) {
+      const name = isScalar(pair.key) ? String(pair.key.value) : "";
+      const key = at.key ? `${at.key}.${name}` : name;
+      if (!(allowed as readonly string[]).includes(name)) {
+        this.fail({ node: pair.key, key }, `is not a known key; expected one of: ${allowed.join(", ")}`);
+      }
+      fields[name as K] = { node: pair.value, key, anchor: pair.key };
+    }
+    return fields;
+  }
+
+  private scalar(at: Located): unknown {
+    return isScalar(at.node) ? at.node.value : at.node;
+  }
+
+  string(at: Located): string {
+    const value = this.scalar(at);
+    if (typeof value !== "string" || value.trim() === "") this.fail(at, "must be a non-empty string");
+    return value.trim();
+  }
+
+  boolean(at: Located): boolean {
+    const value = this.scalar(at);
+    if (typeof value !== "boolean") this.fail(at, "must be true or false");
+    return value;
+  }
+
+  integer(at: Located, minimum: number, maximum: number): number {
+    const value = this.scalar(at);
+    if (typeof value !== "number" || !Number.isInteger(value) || value < minimum || value > maximum) {
+      this.fail(at, `must be a whole number from ${minimum} to ${maximum}`);
+    }
+    return value;
+  }
+
+  /** A sequence, or one scalar standing for a list of one. */
+  list(at: Located): Located[] {
+    if (at.node === null || at.node === undefined) return [];
+    if (isScalar(at.node)) return [at];
+    if (!isSeq(at.node)) this.fail(at, "must be a list");
+    return at.node.items.map((node, index) => ({ node, key: `${at.key}[${index}]`, anchor: at.node }));
+  }
+
+  strings(at: Located | undefined): string[] {
+    return at ? this.list(at).map((item) => this.string(item)) : [];
+  }
+}
+
+interface TokenHash {
+  hash: string;
+  at: Located;
+}
+
+function readTokenHashes(reader: Reader, fields: Fields<(typeof USER_KEYS)[number]>): TokenHash[] {
+  const plaintext = fields.tokens ? reader.list(fields.tokens) : [];
+  const hashed = fields.token_sha256 ? reader.list(fields.token_sha256) : [];
+  return [
+    ...plaintext.map((at) => {
+      const token = reader.string(at);
+      if (token.length < MIN_TOKEN_LENGTH) reader.fail(at, `must be at least ${MIN_TOKEN_LENGTH} characters long`);
+      return { hash: hashToken(token), at };
+    }),
+    ...hashed.map((at) => {
+      const hash = reader.string(at).toLowerCase();
+      if (!isTokenHash(hash)) reader.fail(at, "must be 64 hex digits (the SHA-256 of the token)");
+      return { hash, at };
+    }),
+  ];
+}
+
+function readVaultNames(reader: Reader, at: Located | undefined): string[] {
+  const items = at ? reader.list(at) : [];
+  return items.map((item) => {
+    const name = reader.string(item);
+    if (!VAULT_NAME.test(name)) reader.fail(item, "must be a vault name (lower-case letters, digits, _ and -)");
+    return name;
+  });
+}
+
+function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: TokenHash[] } {
+  const fields = reader.map(at, USER_KEYS);
+  if (!fields.name) reader.fail(at, 'needs a "name"');
+  const hashes = readTokenHashes(reader, fields);
+  if (hashes.length === 0) reader.fail(at, 'needs "tokens" or "token_sha256"');
+  const record: UserRecord = {
+    name: reader.string(fields.name),
+    token_hashes: hashes.map((token) => token.hash),
+    vaults: readVaultNames(reader, fields.vaults),
+    read_only: fields.read_only ? reader.boolean(fields.read_only) : false,
+  };
+  return { record, hashes };
+}
+
+function readUsers(reader: Reader, at: Located | undefined): UserRecord[] {
+  const names = new Set<string>();
+  const owners = new Map<string, string>();
+  const records: UserRecord[] = [];
+  for (const item of at ? reader.list(at) : []) {
+    const { record, hashes } = readUser(reader, item);
+    if (names.has(record.name)) reader.fail(item, `repeats the user name "${record.name}"`);
+    names.add(record.name);
+    for (const token of hashes) {
+      const owner = owners.get(token.hash);
+      if (owner !== undefined) reader.fail(token.at, `is the same token as one of user "${owner}"; give each token once`);
+      owners.set(token.hash, record.name);
+    }
+    records.push(record);
+  }
+  return records;
+}
+
+function readOrigin(reader: Reader, at: Located): string {
+  const text = reader.string(at);
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== text.replace(/\/$/, "")) {
+    reader.fail(at, "must be an origin such as http://localhost:3000 (scheme, host and port only)");
+  }
+  return url.origin;
+}
+
+function readRateLimit(reader: Reader, at: Located): RateLimitSettings {
+  const fields = reader.map(at, RATE_LIMIT_KEYS);
+  if (!fields.per_minute || !fields.burst) reader.fail(at, 'needs both "per_minute" and "burst"');
+  return { perMinute: reader.integer(fields.per_minute, 1, 1_000_000), burst: reader.integer(fields.burst, 1, 1_000_000) };
+}
+
+function readServer(reader: Reader, at: Located | undefined): ServerSettings {
+  const fields = at ? reader.map(at, SERVER_KEYS) : {};
+  const settings: ServerSettings = {
+    allowedOrigins: fields.allowed_origins ? reader.list(fields.allowed_origins).map((item) => readOrigin(reader, item)) : [],
+  };
+  if (fields.host) settings.host = reader.string(fields.host);
+  if (fields.port) settings.port = reader.integer(fields.port, 0, 65535);
+  if (fields.rate_limit) settings.rateLimit = readRateLimit(reader, fields.rate_limit);
+  return settings;
+}
+
+function readLimits(reader: Reader, at: Located | undefined): AppConfig["limits"] {
+  const fields = at ? reader.map(at, LIMIT_KEYS) : {};
+  return fields.max_response_bytes ? { maxResponseBytes: reader.integer(fields.max_response_bytes, 1024, 64 * 1024 * 1024) } : {};
+}
+
+function readAudit(reader: Reader, at: Located | undefined): AppConfig["audit"] {
+  const fields = at ? reader.map(at, AUDIT_KEYS) : {};
+  return fields.file ? { file: reader.string(fields.file) } : {};
+}
+
+/** Parses and validates a config file's text; `source` names the file in error messages. */
+export function parseConfig(text: string, source = "config"): AppConfig {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const syntaxError = document.errors[0];
+  // Only the error code: YAML messages can quote the offending text, which may be a token.
+  if (syntaxError) throw new ConfigError(source, lines.linePos(syntaxError.pos[0]).line, "", `is not valid YAML (${syntaxError.code})`);
+  const reader = new Reader(source, lines);
+  const top = reader.map({ node: document.contents, key: "" }, TOP_KEYS);
+  return {
+    users: readUsers(reader, top.users),
+    server: readServer(reader, top.server),
+    limits: readLimits(reader, top.limits),
+    audit: readAudit(reader, top.audit),
+  };
+}
+
+export async function loadConfigFile(path: string): Promise<AppConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new ConfigError(path, undefined, "", `cannot be read (${code})`);
+  }
+  return parseConfig(text, path);
+}
+
+export interface DefaultToken {
+  token: string;
+  /** True when no token was given and this one was just made; the CLI shows it once. */
+  generated: boolean;
+}
+
+/** The default user's token: `SECONDBRAIN_TOKEN` when set, else a fresh one. */
+export function defaultToken(env: Readonly<Record<string, string | undefined>>): DefaultToken {
+  const given = env[TOKEN_ENV]?.trim();
+  return given ? { token: given, generated: false } : { token: generateToken(), generated: true };
+}

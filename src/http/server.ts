@@ -1,0 +1,226 @@
+// The HTTP front of the MCP server (SPEC §4): guards, auth, rate limit and body limit come first;
+// only a checked, parsed POST body reaches the MCP layer.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../core/ports";
+import type { UserInfo } from "../tools/types";
+import { hashToken } from "../auth/tokens";
+import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
+import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
+import {
+  bearerChallenge,
+  bearerToken,
+  MCP_PATH,
+  protectedResourceMetadata,
+  RESOURCE_METADATA_PATH,
+  requestBase,
+} from "./metadata";
+import { RateLimiter, type RateLimit } from "./rate-limit";
+import {
+  JSONRPC_INTERNAL_ERROR,
+  JSONRPC_PARSE_ERROR,
+  JSONRPC_SERVER_ERROR,
+  sendEmpty,
+  sendForbidden,
+  sendJson,
+  sendJsonRpcError,
+  sendMethodNotAllowed,
+} from "./responses";
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  authenticate(token: string): UserInfo | null;
+  handleMcp(req: IncomingMessage, res: ServerResponse, user: UserInfo, body: unknown): Promise<void>;
+  health(): Record<string, unknown>;
+  logger: Logger;
+  /** Browser origins allowed besides the server's own. */
+  allowedOrigins?: string[];
+  rateLimit?: RateLimit;
+  bodyLimitBytes?: number;
+  /** How long close() waits for requests in flight; 10 s unless a test wants less. */
+  drainMs?: number;
+}
+
+export interface RunningHttpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:27125/mcp. */
+  url: string;
+  /** Scheme, host and port, without a path. */
+  origin: string;
+  port: number;
+  /** Stops accepting, lets requests in flight finish for up to the drain time, then cuts the rest. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DRAIN_MS = 10_000;
+const IDLE_SWEEP_MS = 100;
+
+const MCP_METHODS = "POST, DELETE";
+const METADATA_PATHS = new Set([RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}${MCP_PATH}`]);
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+function pathnameOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? "/", "http://request.invalid").pathname;
+  } catch {
+    return "";
+  }
+}
+
+class RequestRouter {
+  private readonly limiter: RateLimiter | undefined;
+  private readonly allowedOrigins: ReadonlySet<string>;
+  private readonly checkHost: boolean;
+  private readonly bodyLimit: number;
+
+  constructor(private readonly options: HttpServerOptions) {
+    this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+    // Bound to another interface on purpose: the operator chose the names clients use.
+    this.checkHost = isLoopbackBinding(options.host);
+    this.bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader("Cache-Control", "no-store");
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    const refusal = this.guardRefusal(req);
+    if (refusal) return sendForbidden(res, refusal);
+    const path = pathnameOf(req.url);
+    if (path === MCP_PATH) return this.handleMcpRoute(req, res);
+    if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
+    if (METADATA_PATHS.has(path)) {
+      return this.onlyGet(req, res, () => sendJson(res, 200, protectedResourceMetadata(this.base(req))));
+    }
+    sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found. The MCP endpoint is ${MCP_PATH}.`);
+  }
+
+  private guardRefusal(req: IncomingMessage): string | undefined {
+    const host = req.headers.host;
+    if (this.checkHost && !isLoopbackHost(host)) return "the Host header must name 127.0.0.1, localhost or [::1].";
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isOriginAllowed(origin, host, this.allowedOrigins)) {
+      return "requests from this Origin are not accepted (add it to server.allowed_origins to allow it).";
+    }
+    return undefined;
+  }
+
+  private onlyGet(req: IncomingMessage, res: ServerResponse, answer: () => void): void {
+    if (req.method === "GET") answer();
+    else sendMethodNotAllowed(res, "GET");
+  }
+
+  private base(req: IncomingMessage): string {
+    return requestBase(req, `${urlHost(this.options.host)}:${req.socket.localPort ?? this.options.port}`);
+  }
+
+  private async handleMcpRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const token = bearerToken(req.headers.authorization);
+    const user = token === undefined ? null : this.options.authenticate(token);
+    if (this.limiter) {
+      // An unauthenticated caller counts against its address, so guessing tokens is rate limited too.
+      const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${req.socket.remoteAddress ?? ""}`;
+      const verdict = this.limiter.take(key);
+      if (!verdict.allowed) return this.tooManyRequests(res, verdict.retryAfterSeconds);
+    }
+    if (!user) return this.unauthorized(req, res, token !== undefined);
+    if (req.method === "POST") return this.handlePost(req, res, user);
+    if (req.method === "DELETE") return sendEmpty(res, 204);
+    sendMethodNotAllowed(res, MCP_METHODS);
+  }
+
+  private tooManyRequests(res: ServerResponse, retryAfterSeconds: number): void {
+    this.options.logger.log({ level: "warn", event: "rate_limited", retry_after_s: retryAfterSeconds });
+    sendJsonRpcError(res, 429, JSONRPC_SERVER_ERROR, `Too many requests; retry after ${retryAfterSeconds} s.`, {
+      "Retry-After": String(retryAfterSeconds),
+    });
+  }
+
+  private unauthorized(req: IncomingMessage, res: ServerResponse, tokenWasSent: boolean): void {
+    this.options.logger.log({
+      level: tokenWasSent ? "warn" : "info",
+      event: "auth_failed",
+      reason: tokenWasSent ? "invalid_token" : "missing_token",
+      remote: req.socket.remoteAddress ?? "",
+    });
+    const description = tokenWasSent ? "The bearer token is not valid." : "A bearer token is required.";
+    sendJson(
+      res,
+      401,
+      { error: "invalid_token", error_description: `${description} Send Authorization: Bearer <token>.` },
+      { "WWW-Authenticate": bearerChallenge(this.base(req), tokenWasSent) },
+    );
+  }
+
+  private async handlePost(req: IncomingMessage, res: ServerResponse, user: UserInfo): Promise<void> {
+    const body = await readBody(req, this.bodyLimit);
+    if (body.kind === "too_large") {
+      const message = `Request body too large; the limit is ${this.bodyLimit} bytes.`;
+      return sendJsonRpcError(res, 413, JSONRPC_SERVER_ERROR, message, { Connection: "close" });
+    }
+    const parsed = parseJson(body.text);
+    if (parsed.kind === "invalid") {
+      return sendJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, `Parse error: ${parsed.reason}`);
+    }
+    await this.options.handleMcp(req, res, user, parsed.value);
+  }
+}
+
+function failRequest(res: ServerResponse, logger: Logger, error: unknown): void {
+  logger.log({ level: "error", event: "http_request_failed", error: error instanceof Error ? error.name : typeof error });
+  if (!res.headersSent) sendJsonRpcError(res, 500, JSONRPC_INTERNAL_ERROR, "Internal error; see the server log.");
+  else res.destroy();
+}
+
+function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+function drain(server: Server, drainMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    // Keep-alive sockets that go idle while draining would otherwise hold close() open.
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+    const deadline = setTimeout(() => server.closeAllConnections(), drainMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const router = new RequestRouter(options);
+  const server = createServer((req, res) => {
+    router.handle(req, res).catch((error: unknown) => failRequest(res, options.logger, error));
+  });
+  const address = await listen(server, options.host, options.port);
+  const origin = `http://${urlHost(options.host)}:${address.port}`;
+  options.logger.log({ level: "info", event: "http_listening", host: options.host, port: address.port });
+  if (!isLoopbackBinding(options.host)) {
+    options.logger.log({ level: "warn", event: "http_exposed", host: options.host, port: address.port });
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url: `${origin}${MCP_PATH}`,
+    origin,
+    port: address.port,
+    close(): Promise<void> {
+      closing ??= drain(server, options.drainMs ?? DEFAULT_DRAIN_MS).then(() => {
+        options.logger.log({ level: "info", event: "http_closed", port: address.port });
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,17 @@
+// Logging a failure nobody anticipated, without its message: messages may quote note text.
+import type { Logger } from "../core/ports";
+
+function stackFrames(error: unknown): string | undefined {
+  const stack = error instanceof Error ? error.stack : undefined;
+  return stack?.split("\n").filter((line) => line.trimStart().startsWith("at ")).join("\n");
+}
+
+export function logUnexpected(logger: Logger, event: string, error: unknown, fields: Record<string, unknown> = {}): void {
+  logger.log({
+    level: "debug",
+    event,
+    ...fields,
+    error: error instanceof Error ? error.name : typeof error,
+    stack: stackFrames(error),
+  });
+}

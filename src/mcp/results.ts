@@ -1,0 +1,65 @@
+// Tool outcomes as MCP results (SPEC §4): the same object as indented JSON text and as
+// structuredContent; a tool error is a normal result with isError and an instruction to the agent.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { isToolError, ToolError } from "../core/errors";
+import type { ToolResult } from "../tools/types";
+import { encodeResult } from "./truncate";
+
+/** MCP's code for a resource that does not exist. */
+export const RESOURCE_NOT_FOUND = -32002;
+
+const RESERVED_ERROR_KEYS = new Set(["code", "state", "retry"]);
+
+export interface EncodedResult {
+  result: CallToolResult;
+  /** The text the agent reads; the audit log records its UTF-8 size. */
+  text: string;
+}
+
+export function successResult(value: ToolResult): EncodedResult {
+  const text = encodeResult(value);
+  return { result: { content: [{ type: "text", text }], structuredContent: value }, text };
+}
+
+export function errorResult(error: ToolError): EncodedResult {
+  const details = Object.entries(error.details ?? {}).filter(([key]) => !RESERVED_ERROR_KEYS.has(key));
+  const structured = { error: { code: error.code, state: error.state, retry: error.retry, ...Object.fromEntries(details) } };
+  return {
+    result: { isError: true, content: [{ type: "text", text: error.message }], structuredContent: structured },
+    text: error.message,
+  };
+}
+
+/** What an agent is told about a failure nobody anticipated; the details stay in the server log. */
+export function internalToolError(): ToolError {
+  return new ToolError(
+    "internal",
+    "The tool failed with an internal error. It may have changed something before failing: read the affected note(s) again before retrying.",
+    { state: "unknown", retry: "inspect_state" },
+  );
+}
+
+/**
+ * A JSON-RPC error for the SDK to send as it is. (The SDK's McpError would prefix its message with
+ * "MCP error <code>:", and the client prefixes it once more.)
+ */
+export class ProtocolError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = "ProtocolError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A ToolError thrown while serving resources or prompts, as a JSON-RPC error. */
+export function protocolError(error: unknown): ProtocolError {
+  if (error instanceof ProtocolError) return error;
+  if (!isToolError(error)) return new ProtocolError(ErrorCode.InternalError, "Internal error; see the server log.");
+  const code = error.code === "not_found" ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams;
+  return new ProtocolError(code, error.message, { code: error.code });
+}

@@ -1,0 +1,47 @@
+// Stateless Streamable HTTP: a fresh transport and server per POST, both closed with the response.
+// No session id is issued, and one sent by a client is ignored (SPEC §4).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../core/ports";
+import type { AnyToolDefinition, UserInfo, VaultDirectory } from "../tools/types";
+import { buildInstructions } from "./instructions";
+import { buildMcpServer, type McpServerInstance } from "./server";
+
+export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, body: unknown, server: McpServerInstance): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.once("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+export interface McpRequestHandlerOptions {
+  tools: readonly AnyToolDefinition[];
+  /** The vaults one user may see. */
+  directoryFor(user: UserInfo): VaultDirectory;
+  logger: Logger;
+  maxResponseBytes: number;
+  version: string;
+  now(): number;
+}
+
+export type McpRequestHandler = (req: IncomingMessage, res: ServerResponse, user: UserInfo, body: unknown) => Promise<void>;
+
+function carriesInitialize(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
+}
+
+/** The `handleMcp` of startHttpServer: instructions are only assembled for an initialize request. */
+export function createMcpRequestHandler(options: McpRequestHandlerOptions): McpRequestHandler {
+  return async (req, res, user, body) => {
+    const directory = options.directoryFor(user);
+    const instructions = carriesInitialize(body) ? await buildInstructions(user, directory) : undefined;
+    const { tools, logger, maxResponseBytes, version } = options;
+    const now = (): number => options.now();
+    const server = buildMcpServer({ user, directory, instructions, tools, logger, maxResponseBytes, version, now });
+    await handleMcpPost(req, res, body, server);
+  };
+}

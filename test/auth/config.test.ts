@@ -1,0 +1,146 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ConfigError, defaultToken, loadConfigFile, MIN_TOKEN_LENGTH, parseConfig, TOKEN_ENV } from "../../src/auth/config";
+import { hashToken, TOKEN_PREFIX } from "../../src/auth/tokens";
+import { UserStore } from "../../src/auth/users";
+
+const ALICE_TOKEN = "alice-plaintext-token-0001";
+const BOB_HASH = hashToken("bob-secret-token-0002");
+
+const FULL = `# team config
+users:
+  - name: alice
+    tokens: [${ALICE_TOKEN}]
+  - name: bob
+    token_sha256:
+      - ${BOB_HASH.toUpperCase()}
+    vaults: [work, notes-2]
+    read_only: true
+server:
+  host: 0.0.0.0
+  port: 27125
+  allowed_origins: ["http://localhost:3000", "https://app.example.com/"]
+  rate_limit: { per_minute: 120, burst: 20 }
+limits:
+  max_response_bytes: 131072
+audit:
+  file: /var/log/secondbrain/audit.jsonl
+`;
+
+function configError(text: string): ConfigError {
+  try {
+    parseConfig(text, "team.yaml");
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("the config was accepted");
+}
+
+test("a full config parses into users, server, limits and audit", () => {
+  const config = parseConfig(FULL, "team.yaml");
+  assert.deepEqual(config.users, [
+    { name: "alice", token_hashes: [hashToken(ALICE_TOKEN)], vaults: [], read_only: false },
+    { name: "bob", token_hashes: [BOB_HASH], vaults: ["work", "notes-2"], read_only: true },
+  ]);
+  assert.deepEqual(config.server, {
+    host: "0.0.0.0",
+    port: 27125,
+    allowedOrigins: ["http://localhost:3000", "https://app.example.com"],
+    rateLimit: { perMinute: 120, burst: 20 },
+  });
+  assert.deepEqual(config.limits, { maxResponseBytes: 131072 });
+  assert.deepEqual(config.audit, { file: "/var/log/secondbrain/audit.jsonl" });
+});
+
+test("plaintext tokens are kept only as hashes, and both forms authenticate", () => {
+  const config = parseConfig(FULL);
+  assert.ok(!JSON.stringify(config).includes(ALICE_TOKEN));
+  const store = new UserStore(config.users);
+  assert.equal(store.authenticate(ALICE_TOKEN)?.name, "alice");
+  assert.equal(store.authenticate("bob-secret-token-0002")?.readOnly, true);
+});
+
+test("an empty file and a file without users give defaults and no users", () => {
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {} });
+  assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
+});
+
+test("a scalar stands for a list of one", () => {
+  const config = parseConfig(`users:\n  - name: solo\n    tokens: ${ALICE_TOKEN}\n    vaults: work\n`);
+  assert.deepEqual(config.users[0]?.vaults, ["work"]);
+  assert.deepEqual(config.users[0]?.token_hashes, [hashToken(ALICE_TOKEN)]);
+});
+
+test("errors name the file, line and key, and never the token", () => {
+  const short = configError(`users:\n  - name: a\n    tokens:\n      - ${ALICE_TOKEN}\n      - tooshort99\n`);
+  assert.equal(short.line, 5);
+  assert.equal(short.key, "users[0].tokens[1]");
+  assert.match(short.message, new RegExp(`^team\\.yaml:5: users\\[0\\]\\.tokens\\[1\\] must be at least ${MIN_TOKEN_LENGTH}`));
+  assert.ok(!short.message.includes("tooshort99"));
+
+  const typo = configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n    read-only: true\n`);
+  assert.equal(typo.line, 4);
+  assert.equal(typo.key, "users[0].read-only");
+  assert.match(typo.message, /not a known key; expected one of: name, tokens, token_sha256, vaults, read_only/);
+
+  const wrongType = configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n    read_only: "yes please"\n`);
+  assert.equal(wrongType.key, "users[0].read_only");
+  assert.match(wrongType.message, /must be true or false/);
+  assert.ok(!wrongType.message.includes("yes please"));
+});
+
+test("a YAML syntax error reports the line and code, not the text around it", () => {
+  const error = configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}\n`);
+  assert.match(error.message, /^team\.yaml:\d+: is not valid YAML \([A-Z_]+\)$/);
+  assert.ok(!error.message.includes(ALICE_TOKEN));
+});
+
+test("users need a name and a token; names and tokens must be unique", () => {
+  assert.match(configError(`users:\n  - tokens: [${ALICE_TOKEN}]\n`).message, /users\[0\] needs a "name"/);
+  assert.match(configError("users:\n  - name: a\n").message, /users\[0\] needs "tokens" or "token_sha256"/);
+  const twice = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: a\n    tokens: [another-token-0000001]\n`;
+  assert.match(configError(twice).message, /users\[1\] repeats the user name "a"/);
+  const shared = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: b\n    token_sha256: [${hashToken(ALICE_TOKEN)}]\n`;
+  const sharedError = configError(shared);
+  assert.equal(sharedError.key, "users[1].token_sha256[0]");
+  assert.match(sharedError.message, /same token as one of user "a"/);
+  assert.ok(!sharedError.message.includes(hashToken(ALICE_TOKEN)));
+});
+
+test("hashes, vault names, origins, ports and limits are checked", () => {
+  assert.match(configError("users:\n  - name: a\n    token_sha256: [abc]\n").message, /must be 64 hex digits/);
+  assert.match(configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n    vaults: [Work Notes]\n`).message, /users\[0\]\.vaults\[0\] must be a vault name/);
+  assert.match(configError("server:\n  allowed_origins: [http://x.test/path]\n").message, /server\.allowed_origins\[0\] must be an origin/);
+  assert.match(configError("server:\n  port: 70000\n").message, /server\.port must be a whole number from 0 to 65535/);
+  assert.match(configError("server:\n  rate_limit: { per_minute: 10 }\n").message, /server\.rate_limit needs both/);
+  assert.match(configError("limits:\n  max_response_bytes: 10\n").message, /limits\.max_response_bytes must be a whole number from 1024/);
+  assert.match(configError("- just a list\n").message, /^team\.yaml:1: must be a mapping/);
+});
+
+test("loadConfigFile reads the file and names it in errors", async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), "sbm-config-"));
+  try {
+    const file = path.join(dir, "secondbrain.yaml");
+    await writeFile(file, FULL);
+    assert.equal((await loadConfigFile(file)).users.length, 2);
+    await assert.rejects(loadConfigFile(path.join(dir, "missing.yaml")), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /missing\.yaml: cannot be read \(ENOENT\)/);
+      return true;
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("defaultToken takes SECONDBRAIN_TOKEN, else generates one to show", () => {
+  assert.deepEqual(defaultToken({ [TOKEN_ENV]: "  from-env  " }), { token: "from-env", generated: false });
+  const generated = defaultToken({ [TOKEN_ENV]: " " });
+  assert.equal(generated.generated, true);
+  assert.ok(generated.token.startsWith(TOKEN_PREFIX));
+  assert.notEqual(defaultToken({}).token, generated.token);
+});

@@ -1,0 +1,65 @@
+// A real HTTP server on port 0 with a stand-in MCP handler, and a raw client that can send any
+// Host header (fetch cannot).
+import { request } from "node:http";
+import type { LogRecord } from "../../src/core/ports";
+import { hashToken } from "../../src/auth/tokens";
+import { UserStore } from "../../src/auth/users";
+import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "../../src/http/server";
+
+export const TOKEN = "sbm_http-test-token-000000000001";
+
+export interface TestServer {
+  server: RunningHttpServer;
+  logs: LogRecord[];
+  bodies: unknown[];
+}
+
+export async function startTestServer(overrides: Partial<HttpServerOptions> = {}): Promise<TestServer> {
+  const logs: LogRecord[] = [];
+  const bodies: unknown[] = [];
+  const users = new UserStore([{ name: "tester", token_hashes: [hashToken(TOKEN)], vaults: [], read_only: false }]);
+  const server = await startHttpServer({
+    host: "127.0.0.1",
+    port: 0,
+    authenticate: (token) => users.authenticate(token),
+    handleMcp: async (_req, res, user, body) => {
+      bodies.push(body);
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ user: user.name }));
+    },
+    health: () => ({ status: "ok" }),
+    logger: { log: (record) => logs.push(record) },
+    drainMs: 1000,
+    ...overrides,
+  });
+  return { server, logs, bodies };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export function rawRequest(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path ?? "/mcp", headers: options.headers, setHost: !options.headers?.host },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+export function authorized(extra: Record<string, string> = {}): Record<string, string> {
+  return { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...extra };
+}

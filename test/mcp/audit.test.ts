@@ -1,0 +1,96 @@
+// The audit line of each tool call (SPEC §11): the fields, and no argument value but vault and path.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { ToolError } from "../../src/core/errors";
+import { maskArgumentValues, toolCallLine } from "../../src/mcp/audit";
+import { utf8Bytes } from "../../src/mcp/truncate";
+import { call, READER_TOKEN, startMcpServer, startVaults, WRITER_TOKEN, type McpTestServer, type TestVaults } from "./harness";
+
+let vaults: TestVaults;
+let server: McpTestServer;
+
+before(async () => {
+  vaults = await startVaults();
+  server = await startMcpServer(vaults.registry);
+});
+after(async () => {
+  await server.close();
+  await vaults.stop();
+});
+
+function toolCalls(): Array<Record<string, unknown>> {
+  return server.logs.filter((record) => record.event === "tool_call");
+}
+
+test("each tool call writes one line with who, what, where, how long, how much", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const before = Date.now();
+  const result = await call(client, "probe_read", { vault: "side", path: "ideas/second", query: "private words here" });
+  const line = toolCalls().at(-1)!;
+  assert.equal(line.level, "info");
+  assert.equal(line.tool, "probe_read");
+  assert.equal(line.user, "writer");
+  assert.equal(line.vault, "side");
+  assert.equal(line.path, "ideas/second");
+  assert.equal(line.query_chars, "private words here".length);
+  assert.ok(typeof line.ts === "number" && line.ts >= before && line.ts <= Date.now());
+  assert.ok(typeof line.duration_ms === "number" && line.duration_ms >= 0);
+  assert.equal(line.bytes, utf8Bytes(result.text));
+  assert.equal(line.error, undefined);
+  assert.ok(!JSON.stringify(line).includes("private words"));
+});
+
+test("the vault falls back to the one the result names; count comes from returned", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  await call(client, "probe_list", { count: 7 });
+  const line = toolCalls().at(-1)!;
+  assert.equal(line.vault, "edge");
+  assert.equal(line.count, 7);
+});
+
+test("write calls log dry_run and the path, never the content, also when they fail", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const content = "Dear diary, the password to the shed is under the flowerpot.";
+  await call(client, "probe_write", { path: "journal/today.md", content, dry_run: true });
+  const ok = toolCalls().at(-1)!;
+  assert.equal(ok.dry_run, true);
+  assert.equal(ok.path, "journal/today.md");
+  await call(client, "probe_write", { path: "journal/today.md", content: `CONFLICT ${content}` });
+  const failed = toolCalls().at(-1)!;
+  assert.equal(failed.level, "warn");
+  assert.match(String(failed.error), /^conflict: The note changed; content "…" was not written/);
+  const reader = await server.connect(READER_TOKEN);
+  await call(reader, "probe_write", { path: "journal/today.md", content });
+  assert.match(String(toolCalls().at(-1)!.error), /^read_only: /);
+  for (const line of server.logs) assert.ok(!JSON.stringify(line).includes("flowerpot"), JSON.stringify(line));
+});
+
+test("schema errors quoting a bad value are masked in the log", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const result = await call(client, "probe_list", { count: "many secret notes" });
+  assert.match(result.text, /many secret notes/, "the caller is told what it sent");
+  const line = toolCalls().at(-1)!;
+  assert.match(String(line.error), /^invalid_argument: Argument "count" must be an integer; got …/);
+  assert.ok(!JSON.stringify(line).includes("secret notes"));
+});
+
+test("maskArgumentValues hides every string value except vault and path", () => {
+  const args = { vault: "work", path: "a/b.md", heading: "Salary talks", tags: ["medical-history"] };
+  const text = 'Heading "Salary talks" not found in a/b.md of vault work (tags medical-history).';
+  assert.equal(maskArgumentValues(text, args), "Heading … not found in a/b.md of vault work (tags …).");
+});
+
+test("toolCallLine counts a bare list when there is no returned or total", () => {
+  const line = toolCallLine({
+    tool: "t",
+    user: "u",
+    args: {},
+    result: { vault: "v", hits: [1, 2, 3] },
+    startedAt: 10,
+    finishedAt: 25,
+    bytes: 99,
+  });
+  assert.deepEqual(line, { ts: 10, level: "info", event: "tool_call", tool: "t", user: "u", vault: "v", duration_ms: 15, count: 3, bytes: 99 });
+  const internal = toolCallLine({ tool: "t", user: "u", args: {}, error: new ToolError("internal", "boom"), startedAt: 0, finishedAt: 0, bytes: 4 });
+  assert.equal(internal.level, "error");
+});

@@ -1,0 +1,133 @@
+// tools/list and tools/call through the official SDK client over real HTTP, on real engines.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { PAGING_HINT, utf8Bytes } from "../../src/mcp/truncate";
+import {
+  call,
+  probeCrash,
+  READER_TOKEN,
+  startMcpServer,
+  startVaults,
+  TEST_TOOLS,
+  WRITER_TOKEN,
+  type McpTestServer,
+  type TestVaults,
+} from "./harness";
+
+let vaults: TestVaults;
+let server: McpTestServer;
+
+before(async () => {
+  vaults = await startVaults();
+  server = await startMcpServer(vaults.registry, { maxResponseBytes: 4096 });
+});
+after(async () => {
+  await server.close();
+  await vaults.stop();
+});
+
+test("a writer sees every tool with title, description, schema and annotations", async () => {
+  const { tools } = await (await server.connect(WRITER_TOKEN)).listTools();
+  assert.deepEqual(tools.map((tool) => tool.name), TEST_TOOLS.map((tool) => tool.name));
+  for (const tool of tools) {
+    const definition = TEST_TOOLS.find((candidate) => candidate.name === tool.name)!;
+    assert.equal(tool.title, definition.title);
+    assert.equal(tool.description, definition.description);
+    assert.deepEqual(tool.inputSchema, definition.input.jsonSchema);
+    assert.deepEqual(tool.annotations, { title: definition.title, ...definition.annotations });
+  }
+});
+
+test("a read-only user is not offered a mutating tool and is refused when calling it by name", async () => {
+  const client = await server.connect(READER_TOKEN);
+  const { tools } = await client.listTools();
+  assert.ok(!tools.some((tool) => tool.name === "probe_write"));
+  assert.ok(tools.some((tool) => tool.name === "probe_read"));
+  const refused = await call(client, "probe_write", { path: "x.md", content: "text" });
+  assert.equal(refused.isError, true);
+  assert.deepEqual(refused.structured.error, { code: "read_only", state: "not_applied", retry: "correct_request" });
+  assert.match(refused.text, /read-only/);
+});
+
+test("success carries the result as indented JSON text and as structuredContent", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const result = await call(client, "probe_read", { path: "wiki/index" });
+  assert.equal(result.isError, false);
+  assert.equal(result.structured.vault, "edge");
+  assert.equal(result.structured.path, "wiki/index.md");
+  assert.match(String(result.structured.content_hash), /^[0-9a-f]{32}$/);
+  assert.equal(result.text, JSON.stringify(result.structured, null, 2));
+});
+
+test("a ToolError becomes isError with its message and structuredContent.error", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const missing = await call(client, "probe_read", { path: "no/such-note" });
+  assert.equal(missing.isError, true);
+  assert.deepEqual(missing.structured.error, {
+    code: "not_found",
+    state: "not_applied",
+    retry: "correct_request",
+    path: "no/such-note.md",
+  });
+  assert.match(missing.text, /does not exist/);
+  const conflict = await call(client, "probe_write", { path: "wiki/index.md", content: "CONFLICT" });
+  assert.deepEqual(conflict.structured.error, {
+    code: "conflict",
+    state: "not_applied",
+    retry: "inspect_state",
+    path: "wiki/index.md",
+    actual_hash: "0123456789abcdef0123456789abcdef",
+  });
+  const unknownVault = await call(client, "probe_read", { vault: "nope", path: "x" });
+  assert.equal((unknownVault.structured.error as { code: string }).code, "unknown_vault");
+});
+
+test("arguments are parsed by the tool's schema; a bad one is an invalid_argument error", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const missing = await call(client, "probe_read", {});
+  assert.equal((missing.structured.error as { code: string }).code, "invalid_argument");
+  assert.match(missing.text, /Missing required argument "path"/);
+  const extra = await call(client, "probe_read", { path: "x", colour: "red" });
+  assert.match(extra.text, /Unknown argument\(s\): colour/);
+});
+
+test("an unknown tool names close matches and tools/list", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const result = await call(client, "probe_raed", { path: "x" });
+  assert.equal(result.isError, true);
+  assert.equal((result.structured.error as { code: string }).code, "not_found");
+  assert.match(result.text, /Unknown tool "probe_raed"\. Did you mean probe_read/);
+  assert.match(result.text, /tools\/list/);
+});
+
+test("an unexpected exception is an internal error whose details stay out of the answer and the log", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const secret = "tax-return-of-aunt-agatha";
+  const result = await call(client, probeCrash.name, { secret });
+  assert.equal(result.isError, true);
+  assert.deepEqual(result.structured.error, { code: "internal", state: "unknown", retry: "inspect_state" });
+  assert.ok(!result.text.includes(secret));
+  const debug = server.logs.find((record) => record.event === "tool_exception");
+  assert.equal(debug?.level, "debug");
+  assert.equal(debug?.error, "TypeError");
+  assert.match(String(debug?.stack), /^\s+at /);
+  assert.ok(!JSON.stringify(server.logs).includes(secret));
+});
+
+test("a result over max_response_bytes is cut to fit, with a note on how to page", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const result = await call(client, "probe_list", { count: 500 });
+  assert.equal(result.isError, false);
+  assert.ok(utf8Bytes(result.text) <= 4096, `${utf8Bytes(result.text)} bytes`);
+  const entries = result.structured.entries as unknown[];
+  const truncated = result.structured.response_truncated as Record<string, unknown>;
+  assert.ok(entries.length > 10 && entries.length < 500);
+  assert.equal(result.structured.returned, entries.length);
+  assert.equal(result.structured.total, 500);
+  assert.ok((truncated.actual_bytes as number) > 4096);
+  assert.equal(truncated.allowed_bytes, 4096);
+  assert.equal(truncated.hint, PAGING_HINT);
+  assert.deepEqual(truncated.cut, [{ field: "entries", kept: entries.length, of: 500, unit: "items" }]);
+  const small = await call(client, "probe_list", { count: 3 });
+  assert.equal(small.structured.response_truncated, undefined);
+});
