@@ -168,14 +168,9 @@ async function serve(args: CliArgs): Promise<void> {
     rateLimit: config?.server.rateLimit,
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   });
-  await server.start();
-  const url = server.url;
-  const lines = [`Second Brain MCP ${VERSION} serving ${args.vaults.map((vault) => `${vault.name} (${vault.root})`).join(", ")}`, `MCP endpoint: ${url}`];
-  if (shownToken) lines.push(`Bearer token (shown once; set SECONDBRAIN_TOKEN to choose your own): ${shownToken}`);
-  else if (!config) lines.push("Bearer token: the value of SECONDBRAIN_TOKEN");
-  lines.push(clientConfigText(url, shownToken));
-  process.stdout.write(lines.join("\n") + "\n");
-
+  // Signals are handled before anything is printed, so a client that reacts to the banner at once
+  // can never catch the process with the default handler (which would skip the index flush).
+  const started = server.start();
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) {
@@ -183,8 +178,8 @@ async function serve(args: CliArgs): Promise<void> {
     }
     stopping = true;
     logger.log({ level: "info", event: "signal", signal });
-    void server
-      .stop()
+    void started
+      .then(() => server.stop())
       .then(() => logger.close())
       .then(() => process.exit(0))
       .catch(() => process.exit(1));
@@ -202,6 +197,13 @@ async function serve(args: CliArgs): Promise<void> {
         logger.log({ level: "warn", event: "config_reload_failed", reason: error instanceof Error ? error.message : String(error) });
       });
   });
+  await started;
+  const url = server.url;
+  const lines = [`Second Brain MCP ${VERSION} serving ${args.vaults.map((vault) => `${vault.name} (${vault.root})`).join(", ")}`, `MCP endpoint: ${url}`];
+  if (shownToken) lines.push(`Bearer token (shown once; set SECONDBRAIN_TOKEN to choose your own): ${shownToken}`);
+  else if (!config) lines.push("Bearer token: the value of SECONDBRAIN_TOKEN");
+  lines.push(clientConfigText(url, shownToken));
+  process.stdout.write(lines.join("\n") + "\n");
 }
 
 async function reindex(args: CliArgs): Promise<void> {

@@ -1,6 +1,7 @@
 // The headless server: vault hosts, the registry, users, and MCP over HTTP, started and stopped in
 // order. The CLI is a thin shell around this; end-to-end tests start it the same way.
 import { UserStore, type UserRecord } from "../../auth/users";
+import { buildHealth } from "../../http/health";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
 import { createMcpRequestHandler, type McpRequestHandler } from "../../mcp/transport";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
@@ -29,6 +30,9 @@ export interface HeadlessOptions {
 }
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
+
+/** Generous for one agent, yet a runaway client cannot monopolise the server. */
+export const DEFAULT_RATE_LIMIT = { perMinute: 3000, burst: 300 } as const;
 
 export class HeadlessServer {
   readonly hosts: NodeVaultHost[];
@@ -83,21 +87,13 @@ export class HeadlessServer {
       health: () => this.health(),
       logger: this.options.logger,
       allowedOrigins: this.options.allowedOrigins,
-      rateLimit: this.options.rateLimit,
+      rateLimit: this.options.rateLimit ?? DEFAULT_RATE_LIMIT,
     });
     this.options.logger.log({ level: "info", event: "startup", vaults: this.hosts.length, url: this.http.url, version: VERSION });
   }
 
   private health(): Record<string, unknown> {
-    return {
-      status: "ok",
-      version: VERSION,
-      vaults: this.hosts.length,
-      started: new Date(this.startedAt).toISOString(),
-      uptime_s: Math.round((Date.now() - this.startedAt) / 1000),
-      protocol_version: PROTOCOL_VERSION,
-      stateless: true,
-    };
+    return buildHealth({ version: VERSION, vaultCount: this.hosts.length, startedAt: this.startedAt, protocolVersion: PROTOCOL_VERSION, now: Date.now() });
   }
 
   /** Stops accepting requests, drains them, then flushes every vault's index. */

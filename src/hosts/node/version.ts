@@ -1,5 +1,4 @@
-import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import packageJson from "../../../package.json";
 
+export { PROTOCOL_VERSION } from "../../mcp/server";
 export const VERSION: string = packageJson.version;
-export const PROTOCOL_VERSION: string = LATEST_PROTOCOL_VERSION;

@@ -1,0 +1,27 @@
+// Runs every test/**/*.test.ts with Node's test runner (Node 20 does not expand globs itself).
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+function find(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return find(full);
+    return name.endsWith(".test.ts") ? [full] : [];
+  });
+}
+
+const filters = process.argv.slice(2);
+const files = find(root)
+  .map((file) => path.relative(process.cwd(), file))
+  .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test file matches ${filters.join(" ")}`);
+  process.exit(1);
+}
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], { stdio: "inherit" });
+process.exit(result.status ?? 1);
