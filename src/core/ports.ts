@@ -21,6 +21,8 @@ export interface VaultPort {
   isContained(path: string): Promise<boolean>;
   /** A file in the vault root that is not a note but configures it, e.g. INSTRUCTIONS.md. */
   readOptionalText(path: string): Promise<string | null>;
+  /** A file of Obsidian's configuration folder (`.obsidian/` or the app's configDir), e.g. `daily-notes.json`. */
+  readAppConfig(name: string): Promise<string | null>;
 }
 
 export type LinkMap = Readonly<Record<string, Readonly<Record<string, number>>>>;
@@ -77,3 +79,19 @@ export interface Hasher {
 
 /** Lets long work give the event loop back (setImmediate on Node, setTimeout(0) in Obsidian). */
 export type Yielder = () => Promise<void>;
+
+/**
+ * Atomic writes, supplied by the host: the Node host writes a temp file in the same folder, fsyncs and
+ * renames; the Obsidian host goes through Vault.process and re-checks the hash inside the callback.
+ * `expectedHash` is the content_hash the write path saw (null: the file must not exist yet); a host
+ * that finds anything else refuses with ToolError("conflict") and writes nothing.
+ */
+export interface WritePort {
+  writeFile(path: string, bytes: Uint8Array, expectedHash: string | null): Promise<FileStat>;
+  removeFile(path: string, expectedHash: string): Promise<void>;
+  /** Files the server keeps for itself under a hidden folder (trash copies); false if one exists. */
+  writeHidden(path: string, bytes: Uint8Array): Promise<boolean>;
+  readHidden(path: string): Promise<Uint8Array | null>;
+  listHidden(folder: string): Promise<FileStat[]>;
+  removeHidden(path: string): Promise<void>;
+}

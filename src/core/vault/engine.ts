@@ -10,7 +10,9 @@ import { NoteIndex, type IndexDoc } from "../search/note-index";
 import { parseQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
 import { decodeSnapshot, encodeSnapshot, type SnapshotPayload } from "../search/snapshot";
-import type { Clock, FileStat, Hasher, IndexStore, LinkMap, Logger, MetadataPort, VaultPort, Yielder } from "../ports";
+import type { Clock, FileStat, Hasher, IndexStore, LinkMap, Logger, MetadataPort, VaultPort, WritePort, Yielder } from "../ports";
+import { WritePath } from "../write/write-path";
+import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import type {
   FileRecord,
@@ -39,6 +41,8 @@ export interface EngineOptions {
   clock: Clock;
   logger: Logger;
   yielder: Yielder;
+  writer: WritePort;
+  trashRetentionDays?: number;
 }
 
 export interface ReconcileReport {
@@ -79,9 +83,21 @@ export class Engine implements VaultEngine {
   private reverse: Map<string, Map<string, number>> | null = null;
   private reverseVersion = -1;
 
+  readonly writes: WritePath;
+
   constructor(options: EngineOptions) {
     this.options = options;
     this.name = options.name;
+    this.writes = new WritePath({
+      vault: options.name,
+      reader: options.vault,
+      writer: options.writer,
+      hasher: options.hasher,
+      clock: options.clock,
+      logger: options.logger,
+      resolveLink: (linkpath, source) => options.metadata.getFirstLinkpathDest(linkpath, source),
+      afterWrite: (paths) => this.applyChanges(paths),
+    });
   }
 
   // ---- lifecycle -------------------------------------------------------------------------
@@ -92,6 +108,7 @@ export class Engine implements VaultEngine {
     const snapshot = await this.loadSnapshot();
     const report = await this.reconcile(snapshot.status);
     this.state = "ready";
+    await this.purgeTrash();
     report.duration_ms = this.options.clock.now() - started;
     this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.name, ...report });
     if (this.dirty) await this.persist();
@@ -223,6 +240,35 @@ export class Engine implements VaultEngine {
     if (folderChanged) await this.reconcile();
   }
 
+  /** Removes trash copies older than the retention period; a failure only warns. */
+  async purgeTrash(): Promise<number> {
+    const cutoff = this.options.clock.now() - (this.options.trashRetentionDays ?? DEFAULT_TRASH_RETENTION_DAYS) * 86_400_000;
+    let purged = 0;
+    try {
+      for (const entry of await this.options.writer.listHidden(TRASH_FOLDER)) {
+        const parsed = parseTrashName(entry.path.slice(TRASH_FOLDER.length + 1));
+        if (parsed && parsed.when < cutoff) {
+          await this.options.writer.removeHidden(entry.path);
+          purged += 1;
+        }
+      }
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "trash_purge_failed", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+    }
+    if (purged > 0) this.options.logger.log({ level: "info", event: "trash_purged", vault: this.name, count: purged });
+    return purged;
+  }
+
+  /** Trash copies of one note, newest first. */
+  async trashCopies(path: string): Promise<Array<{ trash: string; when: number; bytes: number }>> {
+    const copies = [];
+    for (const entry of await this.options.writer.listHidden(TRASH_FOLDER)) {
+      const parsed = parseTrashName(entry.path.slice(TRASH_FOLDER.length + 1));
+      if (parsed && parsed.originalPath === path) copies.push({ trash: entry.path, when: parsed.when, bytes: entry.size });
+    }
+    return copies.sort((a, b) => b.when - a.when || (a.trash < b.trash ? 1 : -1));
+  }
+
   /** Forgets the persisted snapshot so the next start rebuilds the index from the files. */
   async discardSnapshot(): Promise<void> {
     await this.options.store.remove(SNAPSHOT_KEY);
@@ -348,6 +394,17 @@ export class Engine implements VaultEngine {
 
   indexState(): IndexState {
     return this.state;
+  }
+
+  async appConfig(name: string): Promise<Record<string, unknown> | null> {
+    const text = await this.options.vault.readAppConfig(name);
+    if (text === null) return null;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
   }
 
   async instructions(): Promise<string | null> {

@@ -2,6 +2,7 @@
 import type { CachedMetadata } from "../notes/metadata";
 import type { FileStat, MetadataPort } from "../ports";
 import type { NoteFacts } from "../notes/structure";
+import type { WritePath } from "../write/write-path";
 
 export interface FileRecord extends FileStat {
   /** True for `.md` files; everything else is an attachment. */
@@ -45,6 +46,8 @@ export interface VaultView {
   cache(path: string): CachedMetadata | null;
   /** Reads through the path resolver (SPEC §6); throws ToolError on a bad or missing path. */
   read(path: string, options?: { note?: boolean }): Promise<ReadFile>;
+  /** Obsidian's settings file of that name (`daily-notes.json`, `templates.json`, `app.json`), or null. */
+  appConfig(name: string): Promise<Record<string, unknown> | null>;
   /** `<vault root>/INSTRUCTIONS.md`, or null. */
   instructions(): Promise<string | null>;
   indexState(): IndexState;
@@ -69,6 +72,11 @@ export interface SearchOptions {
 
 /** One vault as the engine serves it: the read view plus search and lifecycle. */
 export interface VaultEngine extends VaultView {
+  /** The one write path of this vault (SPEC §8). */
+  readonly writes: WritePath;
+  /** Resolves a path from outside (SPEC §6) and checks it stays inside the vault through symlinks. */
+  resolve(input: string, options?: { note?: boolean }): Promise<{ path: string; stat: FileStat | null }>;
+  trashCopies(path: string): Promise<Array<{ trash: string; when: number; bytes: number }>>;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;

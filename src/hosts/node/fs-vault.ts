@@ -7,6 +7,8 @@ import type { FileStat, VaultPort } from "../../core/ports";
 
 /** Temp files of in-flight atomic writes; never part of the vault. */
 export const TEMP_FILE_PREFIX = ".sbtmp-";
+/** Headless there is no app to ask for its configDir; vaults made by Obsidian use this one. */
+export const OBSIDIAN_CONFIG_DIR = ".obsidian";
 
 export class FsVault implements VaultPort {
   readonly root: string;
@@ -107,6 +109,11 @@ export class FsVault implements VaultPort {
         candidate = parent;
       }
     }
+  }
+
+  async readAppConfig(name: string): Promise<string | null> {
+    if (!/^[A-Za-z0-9_-]+\.json$/.test(name)) return null;
+    return this.readOptionalText(`${OBSIDIAN_CONFIG_DIR}/${name}`);
   }
 
   async readOptionalText(relative: string): Promise<string | null> {

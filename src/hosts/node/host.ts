@@ -6,6 +6,7 @@ import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { Logger } from "../../core/ports";
 import { FsVault } from "./fs-vault";
+import { FsWriter } from "./fs-writer";
 import { FileIndexStore } from "./index-store";
 import { NodeMetadata } from "./node-metadata";
 import { nodeHasher, setImmediateYielder, systemClock } from "./services";
@@ -18,6 +19,7 @@ export interface NodeVaultOptions {
   dataDir: string;
   logger: Logger;
   watch?: boolean;
+  trashRetentionDays?: number;
   /** Quiet time after the last change before the snapshot is rewritten. */
   persistDelayMs?: number;
 }
@@ -46,6 +48,7 @@ export function assertOutsideVault(dataDir: string, root: string): void {
 export class NodeVaultHost {
   readonly engine: Engine;
   readonly vault: FsVault;
+  readonly writer: FsWriter;
   private readonly options: NodeVaultOptions;
   private watcher: VaultWatcher | null = null;
   private persistTimer: NodeJS.Timeout | null = null;
@@ -55,7 +58,10 @@ export class NodeVaultHost {
     assertOutsideVault(options.dataDir, options.root);
     this.options = options;
     this.vault = new FsVault(options.root);
+    this.writer = new FsWriter(this.vault, nodeHasher);
     this.engine = new Engine({
+      writer: this.writer,
+      trashRetentionDays: options.trashRetentionDays,
       name: options.name,
       vault: this.vault,
       metadata: new NodeMetadata(),
@@ -68,6 +74,8 @@ export class NodeVaultHost {
   }
 
   async start(): Promise<ReconcileReport> {
+    const stale = await this.writer.removeStaleTempFiles();
+    if (stale > 0) this.options.logger.log({ level: "info", event: "temp_files_removed", vault: this.options.name, count: stale });
     const report = await this.engine.start();
     if (this.options.watch !== false) {
       this.watcher = new VaultWatcher({

@@ -1,0 +1,126 @@
+// Frontmatter edits that touch only the keys they change (SPEC §5): the YAML is parsed to find each
+// key's byte range, and just that range is rewritten. Untouched keys, their order, comments and
+// quoting stay byte-identical, which re-serialising the whole block would not guarantee.
+import { isMap, isScalar, isSeq, parseDocument, stringify, type Node, type Pair } from "yaml";
+import { ToolError } from "../errors";
+import { splitFrontmatter } from "../notes/frontmatter";
+
+export type FrontmatterChange = { key: string; value: unknown } | { key: string; remove: true };
+
+interface Splice {
+  start: number;
+  end: number;
+  text: string;
+}
+
+function scalarText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return stringify(value, { lineWidth: 0 }).replace(/\n$/, "");
+}
+
+/** `[a, b]` as Obsidian users write it, not the library's `[ a, b ]`. */
+function flowText(value: unknown): string {
+  const text = stringify(value, { collectionStyle: "flow", lineWidth: 0 }).replace(/\n$/, "");
+  return text.replace(/^\[ (.*) \]$/s, "[$1]").replace(/^\{ (.*) \}$/s, "{$1}");
+}
+
+function isCollection(value: unknown): boolean {
+  return Array.isArray(value) || (typeof value === "object" && value !== null);
+}
+
+function keyText(key: string): string {
+  return /^[A-Za-z0-9_][A-Za-z0-9_ .-]*$/.test(key) && !/ $/.test(key) ? key : scalarText(key);
+}
+
+function lineStartOf(text: string, offset: number): number {
+  return text.lastIndexOf("\n", offset - 1) + 1;
+}
+
+function lineEndAfter(text: string, offset: number): number {
+  if (offset > 0 && text[offset - 1] === "\n") return offset;
+  const newline = text.indexOf("\n", offset);
+  return newline < 0 ? text.length : newline + 1;
+}
+
+/** A block list keeps its block layout and indentation; anything else is written inline. */
+function replacementFor(yaml: string, node: Node, value: unknown, eol: string): { start: number; end: number; text: string } {
+  const [start, valueEnd] = node.range ?? [0, 0, 0];
+  if (isSeq(node) && !node.flow && Array.isArray(value) && value.length > 0 && value.every((item) => !isCollection(item))) {
+    const indent = " ".repeat(start - lineStartOf(yaml, start));
+    const lines = value.map((item, index) => `${index === 0 ? "" : indent}- ${scalarText(item)}`);
+    const endsWithNewline = yaml.slice(start, valueEnd).endsWith("\n");
+    return { start, end: valueEnd, text: lines.join(eol) + (endsWithNewline ? eol : "") };
+  }
+  const replaced = yaml.slice(start, valueEnd);
+  const trailing = /(\r?\n)$/.exec(replaced)?.[1] ?? "";
+  const multiline = isCollection(value) ? flowText(value) : scalarText(value);
+  if (replaced.includes("\n") && !isScalar(node)) {
+    // A block collection becomes an inline value: it moves up onto the key's line.
+    const colon = yaml.lastIndexOf(":", start);
+    return { start: colon + 1, end: valueEnd, text: ` ${multiline}${trailing}` };
+  }
+  return { start, end: valueEnd, text: multiline + trailing };
+}
+
+function findPair(items: Pair[], key: string): Pair | undefined {
+  return items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key);
+}
+
+/**
+ * Applies the changes to the note's frontmatter. A note without frontmatter gets a block only when
+ * `createIfMissing` is set and a key is being set; invalid YAML is refused rather than guessed at.
+ */
+export function editFrontmatter(text: string, changes: readonly FrontmatterChange[], options: { createIfMissing: boolean }): string {
+  const split = splitFrontmatter(text);
+  const eol = split.eol;
+  if (!split.exists) {
+    const sets = changes.filter((change): change is { key: string; value: unknown } => !("remove" in change));
+    if (!options.createIfMissing || sets.length === 0) return text;
+    const lines = sets.map((change) => `${keyText(change.key)}: ${isCollection(change.value) ? flowText(change.value) : scalarText(change.value)}`);
+    const bom = split.bom ? "\uFEFF" : "";
+    return `${bom}---${eol}${lines.join(eol)}${eol}---${eol}${text.slice(split.bom ? 1 : 0)}`;
+  }
+  let yaml = text.slice(split.yamlStart, split.yamlEnd);
+  const document = parseDocument(yaml, { keepSourceTokens: false });
+  if (document.errors.length > 0 || (document.contents !== null && !isMap(document.contents))) {
+    throw new ToolError(
+      "invalid_argument",
+      "The note's frontmatter is not a valid YAML map, so its keys cannot be edited safely. Read the note, fix the frontmatter with note_write (or note_edit), then try again.",
+    );
+  }
+  const items = isMap(document.contents) ? (document.contents.items as Pair[]) : [];
+  const splices: Splice[] = [];
+  const appended: string[] = [];
+  for (const change of changes) {
+    const pair = findPair(items, change.key);
+    if ("remove" in change) {
+      if (!pair || !isScalar(pair.key) || !pair.key.range) continue;
+      const start = lineStartOf(yaml, pair.key.range[0]);
+      const valueNode = pair.value as Node | null;
+      const end = lineEndAfter(yaml, valueNode?.range?.[2] ?? pair.key.range[2]);
+      splices.push({ start, end, text: "" });
+      continue;
+    }
+    if (!pair) {
+      appended.push(`${keyText(change.key)}: ${isCollection(change.value) ? flowText(change.value) : scalarText(change.value)}`);
+      continue;
+    }
+    const valueNode = pair.value as Node | null;
+    if (!valueNode || !valueNode.range || (isScalar(valueNode) && valueNode.value === null && valueNode.range[0] === valueNode.range[1])) {
+      const keyEnd = isScalar(pair.key) && pair.key.range ? pair.key.range[1] : 0;
+      const colon = yaml.indexOf(":", keyEnd);
+      const lineEnd = yaml.indexOf("\n", colon);
+      const end = lineEnd < 0 ? yaml.length : yaml[lineEnd - 1] === "\r" ? lineEnd - 1 : lineEnd;
+      splices.push({ start: colon + 1, end, text: ` ${isCollection(change.value) ? flowText(change.value) : scalarText(change.value)}` });
+      continue;
+    }
+    splices.push(replacementFor(yaml, valueNode, change.value, eol));
+  }
+  splices.sort((a, b) => b.start - a.start);
+  for (const splice of splices) yaml = yaml.slice(0, splice.start) + splice.text + yaml.slice(splice.end);
+  if (appended.length > 0) {
+    if (yaml.length > 0 && !yaml.endsWith("\n")) yaml += eol;
+    yaml += appended.join(eol) + eol;
+  }
+  return text.slice(0, split.yamlStart) + yaml + text.slice(split.yamlEnd);
+}

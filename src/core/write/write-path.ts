@@ -1,0 +1,348 @@
+// The one write path (SPEC §8). Every mutation of a note goes through `write` or `remove`, in this
+// order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
+// atomic write, index update, history. Nothing else in the code base writes a note.
+import { ToolError } from "../errors";
+import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
+import { contentHash, sameHash } from "../notes/hash";
+import { parseNote } from "../notes/structure";
+import type { Clock, Hasher, Logger, VaultPort, WritePort } from "../ports";
+import { addedLines, unifiedDiff } from "./diff";
+import { editFrontmatter } from "./frontmatter-edit";
+import { WriteLock } from "./lock";
+import { findSecrets } from "./secrets";
+import { decodeNote, encodeNote, NEW_NOTE_ENCODING, type NoteEncoding } from "./text";
+import { trashPath } from "./trash";
+
+export interface WriteOperation {
+  /** A path already through the resolver (SPEC §6). */
+  path: string;
+  /** The tool (and mode) asking, for results and history: `note_section_edit(append_to_section)`. */
+  tool: string;
+  expected_hash?: string;
+  dry_run: boolean;
+  reason?: string;
+  /** `create`: the note must not exist; `update`: it must; `upsert`: either. */
+  mode: "create" | "update" | "upsert";
+  /** The new text from the current one (LF, no BOM; null when creating). Throw ToolError to refuse. */
+  transform(current: string | null): string;
+  /** Bookkeeping writes (link rewrites, tag rename, replace, restore) leave created/updated alone. */
+  skip_touch?: boolean;
+  allow_invalid_frontmatter?: boolean;
+}
+
+export interface WriteResult {
+  [field: string]: unknown;
+  vault: string;
+  path: string;
+  created: boolean;
+  deleted?: boolean;
+  dry_run: boolean;
+  changed: boolean;
+  hash_before: string | null;
+  content_hash: string | null;
+  bytes: number;
+  diff: string;
+  trash?: string;
+  warnings: string[];
+  message: string;
+}
+
+export interface WritePathOptions {
+  vault: string;
+  reader: VaultPort;
+  writer: WritePort;
+  hasher: Hasher;
+  clock: Clock;
+  logger: Logger;
+  /** Obsidian's link resolution for broken-link warnings. */
+  resolveLink(linkpath: string, sourcePath: string): string | null;
+  /** Brings the index and metadata up to date after a write; failures only warn. */
+  afterWrite(paths: string[]): Promise<void>;
+  /** History commit (SPEC §9), when a history is configured. */
+  commit?(paths: string[], message: string, reason: string): Promise<void>;
+}
+
+interface Current {
+  exists: boolean;
+  text: string | null;
+  bytes: Uint8Array | null;
+  hash: string | null;
+  encoding: NoteEncoding;
+}
+
+function pad(value: number): string {
+  return String(value).padStart(2, "0");
+}
+
+/** Local calendar date, as a user reads `updated: 2026-12-02` in their own time zone. */
+export function localDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+function localDateTime(ms: number): string {
+  const d = new Date(ms);
+  return `${localDate(ms)}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+function stripSubpath(link: string): string {
+  const hash = link.indexOf("#");
+  return hash >= 0 ? link.slice(0, hash) : link;
+}
+
+export class WritePath {
+  private readonly options: WritePathOptions;
+  private readonly lock = new WriteLock();
+
+  constructor(options: WritePathOptions) {
+    this.options = options;
+  }
+
+  private hash(bytes: Uint8Array): string {
+    return contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
+  }
+
+  private async readCurrent(path: string): Promise<Current> {
+    const stat = await this.options.reader.stat(path);
+    if (!stat) return { exists: false, text: null, bytes: null, hash: null, encoding: NEW_NOTE_ENCODING };
+    const bytes = await this.options.reader.readBytes(path);
+    const { text, encoding } = decodeNote(bytes);
+    return { exists: true, text, bytes, hash: this.hash(bytes), encoding };
+  }
+
+  private checkExpectations(op: WriteOperation, current: Current): void {
+    if (op.mode === "create" && current.exists) {
+      throw new ToolError(
+        "conflict",
+        `Note "${op.path}" already exists. Read it with note_read and change it with note_edit or note_section_edit, or choose another path (then link it with [[${op.path.replace(/\.md$/, "")}]]).`,
+        { retry: "correct_request", details: { path: op.path, content_hash: current.hash } },
+      );
+    }
+    if (!current.exists && (op.mode === "update" || op.expected_hash !== undefined)) {
+      throw new ToolError("not_found", `Note "${op.path}" does not exist in vault "${this.options.vault}". Check the path with note_search or note_list, or create it with note_create.`, {
+        details: { path: op.path },
+      });
+    }
+    if (op.expected_hash !== undefined && current.hash !== null && !sameHash(op.expected_hash, current.hash)) {
+      throw new ToolError(
+        "conflict",
+        `Note "${op.path}" changed since you read it: content_hash is now ${current.hash}, not ${op.expected_hash}. Read it again with note_read, redo your change on the new text and pass the new content_hash.`,
+        { retry: "inspect_state", details: { path: op.path, content_hash: current.hash } },
+      );
+    }
+  }
+
+  private touch(text: string, creating: boolean): string {
+    const split = splitFrontmatter(text);
+    if (!split.exists && !creating) return text;
+    const parsed = split.exists ? parseFrontmatter(text) : null;
+    if (parsed && parsed.data === null) return text;
+    const now = this.options.clock.now();
+    const data = parsed?.data ?? {};
+    const previous = data.updated;
+    const stamp = typeof previous === "string" && previous.includes("T") ? localDateTime(now) : localDate(now);
+    const changes: Array<{ key: string; value: unknown }> = [];
+    if (data.created === undefined) changes.push({ key: "created", value: localDate(now) });
+    changes.push({ key: "updated", value: stamp });
+    return editFrontmatter(text, changes, { createIfMissing: true });
+  }
+
+  private guard(op: WriteOperation, before: string | null, after: string): string[] {
+    const parsed = parseFrontmatter(after);
+    if (parsed.split.exists && parsed.error !== null && !op.allow_invalid_frontmatter) {
+      throw new ToolError(
+        "invalid_argument",
+        `The resulting frontmatter of "${op.path}" would not be valid YAML (${parsed.error}). Fix the YAML between the --- lines, or pass allow_invalid_frontmatter: true if that is intended.`,
+      );
+    }
+    const secrets = findSecrets(addedLines(before ?? "", after));
+    if (secrets.length > 0) {
+      const where = secrets.map((finding) => `line ${finding.line} (${finding.detector})`).join(", ");
+      throw new ToolError(
+        "forbidden",
+        `Refused: the new text contains what looks like a credential at ${where}. Remove it or replace it with a placeholder such as <token>, then call again. Secrets do not belong in notes.`,
+        { details: { lines: secrets.map((finding) => finding.line), detectors: secrets.map((finding) => finding.detector) } },
+      );
+    }
+    return this.brokenLinkWarnings(op.path, before, after);
+  }
+
+  private brokenLinkWarnings(path: string, before: string | null, after: string): string[] {
+    const broken = (text: string | null): Map<string, number> => {
+      const found = new Map<string, number>();
+      if (text === null) return found;
+      const cache = parseNote(text);
+      const refs = [...(cache.links ?? []), ...(cache.embeds ?? [])];
+      for (const ref of refs) {
+        const linkpath = stripSubpath(ref.link);
+        if (linkpath === "" || this.options.resolveLink(linkpath, path) !== null) continue;
+        if (!found.has(ref.link)) found.set(ref.link, ref.position.start.line + 1);
+      }
+      for (const ref of cache.frontmatterLinks ?? []) {
+        const linkpath = stripSubpath(ref.link);
+        if (linkpath !== "" && this.options.resolveLink(linkpath, path) === null && !found.has(ref.link)) found.set(ref.link, 1);
+      }
+      return found;
+    };
+    const previously = broken(before);
+    const warnings: string[] = [];
+    for (const [link, line] of broken(after)) {
+      if (!previously.has(link)) warnings.push(`line ${line}: [[${link}]] does not resolve to any file (a new broken link); create the note or fix the link.`);
+    }
+    return warnings;
+  }
+
+  private async copyToTrash(path: string, bytes: Uint8Array): Promise<string> {
+    const now = this.options.clock.now();
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const target = trashPath(path, now, attempt);
+      if (await this.options.writer.writeHidden(target, bytes)) return target;
+    }
+    throw new ToolError("internal", `Could not find a free trash name for "${path}"; nothing was written. Try again.`, { retry: "inspect_state" });
+  }
+
+  private async finish(op: WriteOperation, paths: string[], warnings: string[]): Promise<void> {
+    try {
+      await this.options.afterWrite(paths);
+    } catch (error) {
+      warnings.push(`The search index could not be updated (${error instanceof Error ? error.message : String(error)}); it will catch up on the next reconcile.`);
+    }
+    if (op.reason !== undefined && op.reason !== "" && this.options.commit) {
+      try {
+        await this.options.commit(paths, `${op.tool}: ${op.path}`, op.reason);
+      } catch (error) {
+        warnings.push(`The change was written but not recorded in history (${error instanceof Error ? error.message : String(error)}).`);
+      }
+    }
+  }
+
+  async write(op: WriteOperation): Promise<WriteResult> {
+    return this.lock.run(async () => {
+      const current = await this.readCurrent(op.path);
+      this.checkExpectations(op, current);
+      const creating = !current.exists;
+      let next = op.transform(current.text);
+      const warnings = this.guard(op, current.text, next);
+      if (!op.skip_touch && next !== current.text) next = this.touch(next, creating);
+      const bytes = encodeNote(next, current.encoding);
+      const result: WriteResult = {
+        vault: this.options.vault,
+        path: op.path,
+        created: creating,
+        dry_run: op.dry_run,
+        changed: next !== current.text,
+        hash_before: current.hash,
+        content_hash: this.hash(bytes),
+        bytes: bytes.byteLength,
+        diff: unifiedDiff(op.path, current.text, next),
+        warnings,
+        message: "",
+      };
+      if (!result.changed) {
+        result.content_hash = current.hash;
+        result.message = "No change: the note already has this content; nothing was written.";
+        return result;
+      }
+      if (op.dry_run) {
+        result.message = "Dry run: nothing was written. Call again without dry_run to apply this diff.";
+        return result;
+      }
+      if (current.exists && current.bytes) result.trash = await this.copyToTrash(op.path, current.bytes);
+      try {
+        await this.options.writer.writeFile(op.path, bytes, current.hash);
+      } catch (error) {
+        if (error instanceof ToolError && error.code === "conflict") throw error;
+        throw new ToolError(
+          "internal",
+          `Writing "${op.path}" failed (${error instanceof Error ? error.message : String(error)}); the note may or may not have changed. Read it with note_read before trying again.`,
+          { state: "unknown", retry: "inspect_state" },
+        );
+      }
+      await this.finish(op, [op.path], warnings);
+      result.message = creating ? `Created ${op.path}.` : `Updated ${op.path}.`;
+      return result;
+    });
+  }
+
+  /** Deletes a note after copying it to the trash; the hash, when given, must still match. */
+  async remove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean; reason?: string }): Promise<WriteResult> {
+    return this.lock.run(async () => {
+      const current = await this.readCurrent(op.path);
+      this.checkExpectations({ ...op, mode: "update", transform: (text) => text ?? "" }, current);
+      const result: WriteResult = {
+        vault: this.options.vault,
+        path: op.path,
+        created: false,
+        deleted: !op.dry_run,
+        dry_run: op.dry_run,
+        changed: true,
+        hash_before: current.hash,
+        content_hash: null,
+        bytes: 0,
+        diff: unifiedDiff(op.path, current.text, null),
+        warnings: [],
+        message: "",
+      };
+      if (op.dry_run) {
+        result.message = "Dry run: nothing was deleted. Call again without dry_run to move the note to the trash.";
+        return result;
+      }
+      result.trash = await this.copyToTrash(op.path, current.bytes ?? new Uint8Array());
+      try {
+        await this.options.writer.removeFile(op.path, current.hash ?? "");
+      } catch (error) {
+        if (error instanceof ToolError && error.code === "conflict") throw error;
+        throw new ToolError("internal", `Deleting "${op.path}" failed; check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
+      }
+      await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings);
+      result.message = `Deleted ${op.path}; a copy is in the trash (${result.trash}).`;
+      return result;
+    });
+  }
+
+  /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */
+  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string }): Promise<WriteResult> {
+    return this.lock.run(async () => {
+      const stat = await this.options.reader.stat(op.path);
+      const before = stat ? await this.options.reader.readBytes(op.path) : null;
+      const hashBefore = before ? this.hash(before) : null;
+      if (before && !op.overwrite) {
+        throw new ToolError("conflict", `"${op.path}" already exists. Pass overwrite: true to replace it (the old file goes to the trash), or choose another name.`, {
+          retry: "correct_request",
+          details: { path: op.path, content_hash: hashBefore },
+        });
+      }
+      const result: WriteResult = {
+        vault: this.options.vault,
+        path: op.path,
+        created: before === null,
+        dry_run: op.dry_run,
+        changed: hashBefore === null || hashBefore !== this.hash(op.bytes),
+        hash_before: hashBefore,
+        content_hash: this.hash(op.bytes),
+        bytes: op.bytes.byteLength,
+        diff: "",
+        warnings: [],
+        message: "",
+      };
+      if (!result.changed) {
+        result.message = "No change: the file already has these bytes.";
+        return result;
+      }
+      if (op.dry_run) {
+        result.message = "Dry run: nothing was written.";
+        return result;
+      }
+      if (before) result.trash = await this.copyToTrash(op.path, before);
+      try {
+        await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
+      } catch (error) {
+        if (error instanceof ToolError && error.code === "conflict") throw error;
+        throw new ToolError("internal", `Writing "${op.path}" failed; check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
+      }
+      await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings);
+      result.message = result.created ? `Created ${op.path}.` : `Replaced ${op.path}.`;
+      return result;
+    });
+  }
+}

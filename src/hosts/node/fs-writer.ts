@@ -1,0 +1,163 @@
+// Atomic writes on disk: a temp file in the same folder, fsync, rename, then fsync of the folder, so a
+// crash at any point leaves the old bytes or the new ones. The write path holds the vault's lock; the
+// hash is checked once more right before the rename to catch an editor that saved in between.
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { ToolError } from "../../core/errors";
+import { contentHash, sameHash } from "../../core/notes/hash";
+import type { FileStat, Hasher, WritePort } from "../../core/ports";
+import { TEMP_FILE_PREFIX, type FsVault } from "./fs-vault";
+
+function isMissing(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: string }).code === "ENOENT";
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fs.open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export class FsWriter implements WritePort {
+  private readonly vault: FsVault;
+  private readonly hasher: Hasher;
+
+  constructor(vault: FsVault, hasher: Hasher) {
+    this.vault = vault;
+    this.hasher = hasher;
+  }
+
+  private async currentHash(absolute: string): Promise<string | null> {
+    try {
+      return contentHash(new Uint8Array(await fs.readFile(absolute)), (b) => this.hasher.sha256Hex(b));
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  private async checkUnchanged(absolute: string, relative: string, expectedHash: string | null): Promise<void> {
+    const actual = await this.currentHash(absolute);
+    const unchanged = expectedHash === null ? actual === null : actual !== null && sameHash(actual, expectedHash);
+    if (!unchanged) {
+      throw new ToolError(
+        "conflict",
+        `"${relative}" was changed by someone else while this write was prepared (content_hash is now ${actual ?? "none: the file is gone"}). Read it again and redo the change.`,
+        { retry: "inspect_state", details: { path: relative, content_hash: actual } },
+      );
+    }
+  }
+
+  private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
+    const dir = path.dirname(absolute);
+    await fs.mkdir(dir, { recursive: true });
+    const temp = path.join(dir, `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}-${path.basename(absolute)}`);
+    const handle = await fs.open(temp, "wx");
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await beforeRename();
+      await fs.rename(temp, absolute);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      throw error;
+    }
+    await syncDirectory(dir);
+  }
+
+  async writeFile(relative: string, bytes: Uint8Array, expectedHash: string | null): Promise<FileStat> {
+    const absolute = this.vault.absolute(relative);
+    await this.atomicWrite(absolute, bytes, () => this.checkUnchanged(absolute, relative, expectedHash));
+    const stat = await this.vault.stat(relative);
+    if (!stat) throw new Error(`${relative} vanished right after it was written`);
+    return stat;
+  }
+
+  async removeFile(relative: string, expectedHash: string): Promise<void> {
+    const absolute = this.vault.absolute(relative);
+    await this.checkUnchanged(absolute, relative, expectedHash);
+    await fs.rm(absolute);
+    await syncDirectory(path.dirname(absolute));
+  }
+
+  async writeHidden(relative: string, bytes: Uint8Array): Promise<boolean> {
+    const absolute = this.vault.absolute(relative);
+    await fs.mkdir(path.dirname(absolute), { recursive: true });
+    try {
+      const handle = await fs.open(absolute, "wx");
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "EEXIST") return false;
+      throw error;
+    }
+  }
+
+  async readHidden(relative: string): Promise<Uint8Array | null> {
+    try {
+      return new Uint8Array(await fs.readFile(this.vault.absolute(relative)));
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  async listHidden(folder: string): Promise<FileStat[]> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.vault.absolute(folder));
+    } catch {
+      return [];
+    }
+    const out: FileStat[] = [];
+    for (const name of names) {
+      try {
+        const stats = await fs.stat(this.vault.absolute(`${folder}/${name}`));
+        if (stats.isFile()) out.push({ path: `${folder}/${name}`, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.ctimeMs) });
+      } catch {
+        // Purged meanwhile.
+      }
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+  }
+
+  async removeHidden(relative: string): Promise<void> {
+    await fs.rm(this.vault.absolute(relative), { force: true });
+  }
+
+  /** Leftovers of writes cut short by a crash; they never hold the only copy of anything. */
+  async removeStaleTempFiles(): Promise<number> {
+    let removed = 0;
+    const walk = async (dir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await fs.readdir(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory() && !entry.name.startsWith(".")) await walk(full);
+        else if (entry.isFile() && entry.name.startsWith(TEMP_FILE_PREFIX)) {
+          await fs.rm(full, { force: true });
+          removed += 1;
+        }
+      }
+    };
+    await walk(this.vault.root);
+    return removed;
+  }
+}
