@@ -8,8 +8,19 @@ import type { AnyToolDefinition, UserInfo, VaultDirectory } from "../tools/types
 import { buildInstructions } from "./instructions";
 import { buildMcpServer, type McpServerInstance } from "./server";
 
+/** A request asking for progress gets an SSE response, the only way its notifications can arrive. */
+export function wantsProgress(body: unknown): boolean {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    if (typeof message !== "object" || message === null) return false;
+    const params = (message as { params?: { _meta?: { progressToken?: unknown } } }).params;
+    const token = params?._meta?.progressToken;
+    return typeof token === "string" || typeof token === "number";
+  });
+}
+
 export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, body: unknown, server: McpServerInstance): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
   res.once("close", () => {
     void transport.close();
     void server.close();

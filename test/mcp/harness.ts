@@ -134,7 +134,20 @@ export const probeCrash = defineTool({
   },
 });
 
-export const TEST_TOOLS: AnyToolDefinition[] = [probeRead, probeWrite, probeList, probeCrash];
+export const probeProgress = defineTool({
+  name: "probe_progress",
+  title: "Probe progress",
+  description: "Reports progress in steps, then returns how many notices it sent.",
+  group: "find",
+  input: object({ steps: integer({ description: "How many steps.", minimum: 1, maximum: 10 }) }),
+  annotations: READ_ONLY,
+  handler: async (ctx, args) => {
+    for (let step = 1; step <= args.steps; step++) await ctx.progress?.(step, args.steps, `step ${step}`);
+    return { steps: args.steps, reported: ctx.progress !== undefined };
+  },
+});
+
+export const TEST_TOOLS: AnyToolDefinition[] = [probeRead, probeWrite, probeList, probeCrash, probeProgress];
 
 export interface McpTestServer {
   http: RunningHttpServer;
