@@ -195,7 +195,7 @@ describe("guards", () => {
     assert.ok(!error.message.includes(secret));
     const placeholders = await host.engine.writes.write(op({ path: "wiki/secrets.md", transform: (text) => `${text!}\nUse \`Authorization: Bearer <token>\` and \`sk-...\`.\n` }));
     assert.equal(placeholders.changed, true);
-    for (const [name, value] of [
+    for (const [name, value] of <Array<[string, string]>>[
       ["JSON web token", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
       ["private key", "-----BEGIN RSA PRIVATE KEY-----"],
       ["GitHub token", `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`],
