@@ -1,0 +1,236 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { NodeMetadata } from "../../../src/hosts/node/node-metadata";
+
+const EDGE_VAULT = "/work/shared/fixtures/edge-vault";
+const INDEX = "wiki/index.md";
+const ALPHA = "projects/alpha/plan.md";
+const BETA = "projects/beta/plan.md";
+
+function listVaultFiles(root: string, folder = ""): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...listVaultFiles(root, path));
+    else if (entry.isFile()) found.push(path.normalize("NFC"));
+  }
+  return found.sort();
+}
+
+const edgeFiles = listVaultFiles(EDGE_VAULT);
+const edgeNotes = edgeFiles.filter((path) => path.endsWith(".md"));
+const edgeTexts = new Map(edgeNotes.map((path) => [path, readFileSync(join(EDGE_VAULT, path), "utf8")]));
+
+function edgeMetadata(): NodeMetadata {
+  const metadata = new NodeMetadata();
+  metadata.setFiles(edgeFiles);
+  for (const [path, text] of edgeTexts) metadata.update(path, text);
+  return metadata;
+}
+
+test("getCache: parsed notes, {} for other known files, null for unseen paths", () => {
+  const metadata = edgeMetadata();
+  assert.equal(metadata.getCache(INDEX)?.headings?.[0]?.heading, "Index");
+  assert.deepEqual(metadata.getCache("board.canvas"), {});
+  assert.deepEqual(metadata.getCache("Attachments/diagram.png"), {});
+  assert.equal(metadata.getCache("nope.md"), null);
+  assert.equal(metadata.getCache(".trash/old.md"), null);
+  assert.equal(metadata.getCache("wiki/bom-crlf.md")?.frontmatter?.["title"], "BOM and CRLF");
+});
+
+test("link maps on the edge vault count body links, embeds and frontmatter links", () => {
+  const metadata = edgeMetadata();
+  const resolved = metadata.resolvedLinks();
+  const unresolved = metadata.unresolvedLinks();
+  assert.deepEqual(Object.keys(resolved).sort(), edgeNotes);
+  assert.deepEqual(Object.keys(unresolved).sort(), edgeNotes);
+  // What wiki/index.md says its links reach: ten spellings of rate-limiting, two of alpha/plan, …
+  assert.deepEqual(resolved[INDEX], {
+    "wiki/rate-limiting.md": 10,
+    [ALPHA]: 2,
+    [BETA]: 1,
+    "Attachments/diagram.png": 1,
+    "projects/alpha/Team notes.md": 1,
+    [INDEX]: 1,
+    "Deutsch Notizen/Überlegungen.md": 1,
+    "日本語/ノート.md": 1,
+  });
+  assert.deepEqual(unresolved[INDEX], { "does-not-exist": 1 });
+  assert.deepEqual(resolved[ALPHA], { [BETA]: 1, [ALPHA]: 1 });
+  assert.deepEqual(resolved["journal/2026/2026-01-05.md"], { [ALPHA]: 1 });
+  assert.deepEqual(resolved["README.md"], { [INDEX]: 1 });
+  assert.deepEqual(resolved["wiki/rate-limiting.md"], {}, "a link inside a code fence does not count");
+  assert.deepEqual(resolved["archive/orphan.md"], {});
+  assert.deepEqual(unresolved["archive/orphan.md"], {});
+  assert.equal(resolved["board.canvas"], undefined);
+});
+
+test("the resolver's candidates are exposed best first", () => {
+  const metadata = edgeMetadata();
+  assert.deepEqual(metadata.getLinkpathCandidates("plan", INDEX), [BETA, ALPHA]);
+  assert.equal(metadata.getFirstLinkpathDest("plan", ALPHA), ALPHA);
+  assert.equal(metadata.getFirstLinkpathDest("does-not-exist", INDEX), null);
+});
+
+test("editing one note recomputes only that note", () => {
+  const metadata = edgeMetadata();
+  const before = metadata.resolvedLinks();
+  const indexCache = metadata.getCache(INDEX);
+  metadata.update("README.md", "Now [[plan]] and [[plan]] and [[nowhere]].");
+  const after = metadata.resolvedLinks();
+  assert.notEqual(after, before);
+  assert.deepEqual(after["README.md"], { [BETA]: 2 });
+  assert.deepEqual(metadata.unresolvedLinks()["README.md"], { nowhere: 1 });
+  for (const path of edgeNotes.filter((note) => note !== "README.md")) {
+    assert.equal(after[path], before[path], `${path} was recomputed`);
+  }
+  assert.equal(metadata.getCache(INDEX), indexCache, "other notes are not re-parsed");
+  assert.deepEqual(before["README.md"], { [INDEX]: 1 }, "an earlier snapshot does not change");
+});
+
+test("a note created later resolves the broken links that named it", () => {
+  const metadata = edgeMetadata();
+  const before = metadata.resolvedLinks();
+  metadata.update("inbox/Does-Not-Exist.md", "# Now it does");
+  assert.equal(metadata.resolvedLinks()[INDEX]?.["inbox/Does-Not-Exist.md"], 1);
+  assert.deepEqual(metadata.unresolvedLinks()[INDEX], {});
+  assert.deepEqual(metadata.resolvedLinks()["inbox/Does-Not-Exist.md"], {});
+  assert.equal(metadata.resolvedLinks()[ALPHA], before[ALPHA], "notes not naming it keep their entry");
+});
+
+test("a new file in the linking note's folder takes over a shared name", () => {
+  const metadata = edgeMetadata();
+  metadata.update("wiki/plan.md", "");
+  const resolved = metadata.resolvedLinks();
+  assert.equal(resolved[INDEX]?.["wiki/plan.md"], 1);
+  assert.equal(resolved[INDEX]?.[BETA], undefined);
+  assert.deepEqual(resolved[ALPHA], { [BETA]: 1, [ALPHA]: 1 });
+});
+
+test("attachments count as destinations once they exist", () => {
+  const metadata = edgeMetadata();
+  metadata.update("README.md", "![[chart.png]]");
+  assert.deepEqual(metadata.unresolvedLinks()["README.md"], { "chart.png": 1 });
+  metadata.update("Attachments/chart.png", "");
+  assert.deepEqual(metadata.resolvedLinks()["README.md"], { "Attachments/chart.png": 1 });
+  assert.deepEqual(metadata.getCache("Attachments/chart.png"), {});
+  assert.equal(metadata.resolvedLinks()["Attachments/chart.png"], undefined);
+});
+
+test("removing a note drops its entry and re-resolves only the notes that named it", () => {
+  const metadata = edgeMetadata();
+  const before = metadata.resolvedLinks();
+  metadata.remove(BETA);
+  const resolved = metadata.resolvedLinks();
+  assert.equal(resolved[BETA], undefined);
+  assert.equal(metadata.getCache(BETA), null);
+  assert.deepEqual(resolved[ALPHA], { [ALPHA]: 1 });
+  assert.deepEqual(metadata.unresolvedLinks()[ALPHA], { "projects/beta/plan": 1 });
+  assert.equal(resolved[INDEX]?.[ALPHA], 3, "[[plan]] now reaches the other plan");
+  assert.equal(resolved["README.md"], before["README.md"]);
+  assert.equal(resolved["wiki/rate-limiting.md"], before["wiki/rate-limiting.md"]);
+});
+
+test("a burst of creates and deletes is settled when the maps are next read", () => {
+  const metadata = edgeMetadata();
+  metadata.update("a/does-not-exist.md", "");
+  metadata.update("b/Überlegungen.md", "");
+  metadata.remove("a/does-not-exist.md");
+  metadata.remove("Deutsch Notizen/Überlegungen.md");
+  metadata.update("c/does-not-exist.md", "");
+  const resolved = metadata.resolvedLinks()[INDEX] ?? {};
+  assert.equal(resolved["c/does-not-exist.md"], 1);
+  assert.equal(resolved["b/Überlegungen.md"], 1);
+  assert.equal(resolved["a/does-not-exist.md"], undefined);
+  assert.equal(resolved["Deutsch Notizen/Überlegungen.md"], undefined);
+});
+
+test("setFiles replaces the file set and forgets notes that left it", () => {
+  const metadata = edgeMetadata();
+  metadata.setFiles(edgeFiles.filter((path) => path !== INDEX));
+  assert.equal(metadata.getCache(INDEX), null);
+  assert.equal(metadata.resolvedLinks()[INDEX], undefined);
+  metadata.setFiles(edgeFiles);
+  assert.equal(metadata.getCache(INDEX), null, "re-listing a note does not bring back its old parse");
+  assert.deepEqual(metadata.resolvedLinks()[INDEX], {});
+  assert.deepEqual(metadata.resolvedLinks()["README.md"], { [INDEX]: 1 }, "a listed note is a destination unparsed");
+});
+
+test("exported state survives JSON and restores caches and link maps without parsing", () => {
+  const original = edgeMetadata();
+  const state: unknown = JSON.parse(JSON.stringify(original.exportState()));
+  const restored = new NodeMetadata();
+  restored.setFiles(edgeFiles);
+  assert.equal(restored.importState(state), true);
+  assert.deepEqual(restored.resolvedLinks(), original.resolvedLinks());
+  assert.deepEqual(restored.unresolvedLinks(), original.unresolvedLinks());
+  for (const path of edgeNotes) {
+    assert.deepEqual(restored.getCache(path), original.getCache(path), path);
+    assert.equal(JSON.stringify(restored.getCache(path)), JSON.stringify(original.getCache(path)), `${path} key order`);
+  }
+  restored.update("README.md", "[[plan]]");
+  assert.deepEqual(restored.resolvedLinks()["README.md"], { [BETA]: 1 });
+  assert.deepEqual(
+    JSON.parse(JSON.stringify(restored.exportState())),
+    JSON.parse(JSON.stringify(edgeMetadataWith("README.md", "[[plan]]").exportState())),
+  );
+});
+
+function edgeMetadataWith(path: string, text: string): NodeMetadata {
+  const metadata = edgeMetadata();
+  metadata.update(path, text);
+  return metadata;
+}
+
+test("frontmatter values shaped like positions are left alone by the export", () => {
+  const metadata = new NodeMetadata();
+  metadata.setFiles(["n.md"]);
+  const text = "---\nposition:\n  start: {line: 1, col: 2, offset: 3}\n  end: {line: 4, col: 5, offset: 6}\nlist: [1, 2, 3, 4, 5, 6]\n---\nbody";
+  metadata.update("n.md", text);
+  const restored = new NodeMetadata();
+  restored.setFiles(["n.md"]);
+  assert.equal(restored.importState(JSON.parse(JSON.stringify(metadata.exportState()))), true);
+  assert.deepEqual(restored.getCache("n.md"), metadata.getCache("n.md"));
+  assert.deepEqual(restored.getCache("n.md")?.frontmatter?.["list"], [1, 2, 3, 4, 5, 6]);
+});
+
+test("importState refuses a bad shape and keeps what it had", () => {
+  const metadata = edgeMetadata();
+  const good = JSON.parse(JSON.stringify(metadata.exportState())) as { notes: Record<string, unknown> };
+  const entry = good.notes[INDEX];
+  const bad: unknown[] = [
+    null,
+    "state",
+    [],
+    {},
+    { ...good, version: 2 },
+    { ...good, format: "other" },
+    { ...good, notes: [] },
+    { ...good, notes: { "board.canvas": entry } },
+    { ...good, notes: { [INDEX]: { links: "plan", cache: "{}" } } },
+    { ...good, notes: { [INDEX]: { links: [1], cache: "{}" } } },
+    { ...good, notes: { [INDEX]: { links: [], cache: {} } } },
+  ];
+  for (const state of bad) assert.equal(metadata.importState(state), false, JSON.stringify(state)?.slice(0, 80));
+  assert.equal(metadata.getCache(INDEX)?.headings?.[0]?.heading, "Index");
+  assert.equal(metadata.resolvedLinks()[INDEX]?.[BETA], 1);
+});
+
+test("a packed cache that does not decode reads as an unparsed note", () => {
+  const metadata = new NodeMetadata();
+  metadata.setFiles(["a.md", "b.md"]);
+  assert.equal(
+    metadata.importState({
+      format: "secondbrain-node-metadata",
+      version: 1,
+      notes: { "a.md": { links: ["b"], cache: "{not json" }, "b.md": { links: [], cache: '{"links":"x"}' } },
+    }),
+    true,
+  );
+  assert.equal(metadata.getCache("a.md"), null);
+  assert.equal(metadata.getCache("b.md"), null);
+  assert.deepEqual(metadata.resolvedLinks()["a.md"], { "b.md": 1 });
+});
