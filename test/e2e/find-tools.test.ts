@@ -21,17 +21,21 @@ function errorOf(result: { structured: Record<string, unknown> }): { code: strin
 }
 
 describe("tools/list", () => {
-  test("lists the thirteen find tools with annotations and closed schemas", async () => {
+  test("lists the thirteen find tools as read-only, and every tool with annotations and closed schemas", async () => {
     const client = await server.connect();
     const { tools } = await client.listTools();
-    const names = tools.map((tool) => tool.name).sort();
-    assert.deepEqual(names, [
+    const find = [
       "attachment_list", "note_backlinks", "note_list", "note_outline", "note_query", "note_read", "note_related",
       "note_search", "tag_list", "task_list", "vault_grep", "vault_list", "vault_stats",
-    ]);
+    ];
+    const listed = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const name of find) {
+      assert.equal(listed.get(name)?.annotations?.readOnlyHint, true, name);
+      assert.equal(listed.get(name)?.annotations?.destructiveHint, false, name);
+    }
     for (const tool of tools) {
-      assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
-      assert.equal(tool.annotations?.destructiveHint, false, tool.name);
+      assert.equal(typeof tool.annotations?.readOnlyHint, "boolean", tool.name);
+      assert.equal(typeof tool.annotations?.destructiveHint, "boolean", tool.name);
       assert.equal(typeof tool.annotations?.idempotentHint, "boolean", tool.name);
       assert.equal((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties, false, tool.name);
       assert.ok(!("oneOf" in tool.inputSchema) && !("anyOf" in tool.inputSchema), tool.name);

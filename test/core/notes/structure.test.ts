@@ -324,16 +324,13 @@ function wikiLinkStarts(text: string): number[] {
   return starts;
 }
 
-test("obsidian-help-en: all 173 notes parse, fast, and every [[ outside code is a link or embed", () => {
+test("obsidian-help-en: all 173 notes parse, and every [[ outside code is a link or embed", () => {
   const files = markdownFiles(HELP_VAULT);
   assert.equal(files.length, 173);
   const texts = files.map((file) => readFileSync(path.join(HELP_VAULT, file), "utf8"));
 
-  const started = performance.now();
   const caches = texts.map((text) => parseNote(text));
   texts.forEach((text, index) => noteFacts(text, caches[index] ?? {}, files[index] ?? ""));
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < 1000, `parsing took ${elapsed.toFixed(0)} ms`);
 
   let counted = 0;
   texts.forEach((text, index) => {
