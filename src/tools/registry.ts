@@ -8,6 +8,7 @@ import { tagList, taskList } from "./find/tags-tasks";
 import { vaultGrep } from "./find/vault-grep";
 import { vaultList, vaultStats } from "./find/vault-info";
 import type { AnyToolDefinition, UserInfo } from "./types";
+import { DAILY_TOOLS } from "./write/daily-tools";
 
 export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   vaultList,
@@ -25,7 +26,7 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   noteQuery,
 ];
 
-export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS];
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS];
 
 export function isMutating(tool: AnyToolDefinition): boolean {
   return !tool.annotations.readOnlyHint;
