@@ -9,6 +9,7 @@ import { vaultGrep } from "./find/vault-grep";
 import { vaultList, vaultStats } from "./find/vault-info";
 import type { AnyToolDefinition, UserInfo } from "./types";
 import { DAILY_TOOLS } from "./write/daily-tools";
+import { EDIT_TOOLS } from "./write/edit-tools";
 
 export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   vaultList,
@@ -26,7 +27,7 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   noteQuery,
 ];
 
-export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS];
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS];
 
 export function isMutating(tool: AnyToolDefinition): boolean {
   return !tool.annotations.readOnlyHint;
