@@ -1,0 +1,93 @@
+// A server killed with SIGKILL in the middle of a burst of writes leaves every note equal to one of
+// its versions, never a mix; after a restart no temp file is left and the index agrees with the files.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { callTool } from "../support/server";
+import { startCli } from "../support/cli";
+import { EDGE_VAULT, tempVault } from "../support/vaults";
+
+const TOKEN = "crash-test-token-0123456789abcdef";
+const NOTES = 6;
+const ITERATIONS = 3;
+
+function walk(dir: string, base = dir): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? walk(full, base) : [path.relative(base, full)];
+  });
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: "crash-writer", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  return client;
+}
+
+function versionText(note: number, version: number): string {
+  // Big enough that a write takes a while, so the kill can land inside one.
+  return `# Crash note ${note}\n\nversion ${version} token crashtok${note}v${version}\n\n${"filler text ".repeat(20_000)}\n`;
+}
+
+test("SIGKILL during a burst of writes: every note is an old or a new version; restart cleans up", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    mkdirSync(path.join(vault.dir, "crash"));
+    const versions = new Map<number, Set<string>>();
+    for (let note = 0; note < NOTES; note++) {
+      writeFileSync(path.join(vault.dir, "crash", `n${note}.md`), versionText(note, 0));
+      versions.set(note, new Set([versionText(note, 0)]));
+    }
+    let version = 1;
+    for (let iteration = 0; iteration < ITERATIONS; iteration++) {
+      const cli = await startCli(["serve", "--vault", `crash=${vault.dir}`, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: TOKEN });
+      const client = await connect(cli.url);
+      const burst: Array<Promise<boolean>> = [];
+      for (let round = 0; round < 20; round++) {
+        for (let note = 0; note < NOTES; note++) {
+          const content = versionText(note, version++);
+          versions.get(note)!.add(content);
+          burst.push(
+            callTool(client, "note_create", { path: `crash/n${note}.md`, content, overwrite: true }).then(
+              (result) => !result.isError,
+              () => false,
+            ),
+          );
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150 + iteration * 120));
+      cli.child.kill("SIGKILL");
+      await cli.stop();
+      const applied = (await Promise.all(burst)).filter(Boolean).length;
+      assert.ok(applied < burst.length, `the kill landed inside the burst (${applied} of ${burst.length} writes answered)`);
+      await client.close().catch(() => undefined);
+      for (let note = 0; note < NOTES; note++) {
+        const text = readFileSync(path.join(vault.dir, "crash", `n${note}.md`), "utf8");
+        assert.ok(versions.get(note)!.has(text), `crash/n${note}.md is one whole version (iteration ${iteration})`);
+      }
+    }
+    const restarted = await startCli(["serve", "--vault", `crash=${vault.dir}`, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: TOKEN });
+    try {
+      await restarted.waitForLog((record) => record.event === "index_reconciled");
+      assert.deepEqual(walk(vault.dir).filter((file) => path.basename(file).startsWith(".sbtmp-")), [], "no temp file is left");
+      const client = await connect(restarted.url);
+      for (let note = 0; note < NOTES; note++) {
+        const bytes = readFileSync(path.join(vault.dir, "crash", `n${note}.md`));
+        const token = /token (crashtok\d+v\d+)/.exec(bytes.toString("utf8"))![1]!;
+        const hits = await callTool(client, "note_search", { query: token });
+        assert.deepEqual((hits.structured.hits as Array<{ path: string }>).map((hit) => hit.path), [`crash/n${note}.md`], `the index finds ${token}`);
+        const read = await callTool(client, "note_read", { path: `crash/n${note}.md`, max_bytes: 256 });
+        assert.equal(read.structured.content_hash, createHash("sha256").update(bytes).digest("hex").slice(0, 32));
+      }
+      await client.close();
+    } finally {
+      await restarted.stop();
+    }
+  } finally {
+    vault.cleanup();
+  }
+});
