@@ -1,0 +1,80 @@
+// The built CLI serving the load vault in a child process, as a user runs it, on an ephemeral
+// loopback port with a config whose rate limit is far above what the clients can send.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+
+export const CLI = path.resolve(__dirname, "..", "..", "dist", "cli.js");
+export const LOAD_VAULT = "load";
+
+export interface LoadServer {
+  url: string;
+  /** Sends SIGTERM and resolves with the exit code once the index is flushed and the process gone. */
+  stop(timeoutMs: number): Promise<number | null>;
+}
+
+/** A config granting one user the token, with a rate limit no load run reaches. */
+export async function writeLoadConfig(file: string, token: string): Promise<void> {
+  const yaml = [
+    "server:",
+    "  rate_limit:",
+    "    per_minute: 1000000",
+    "    burst: 100000",
+    "users:",
+    "  - name: load",
+    "    tokens:",
+    `      - ${JSON.stringify(token)}`,
+    "",
+  ].join("\n");
+  await fs.writeFile(file, yaml, { mode: 0o600 });
+}
+
+export async function startLoadServer(options: { vaultDir: string; dataDir: string; configFile: string; token: string; startTimeoutMs: number }): Promise<LoadServer> {
+  if (!existsSync(CLI)) throw new Error("dist/cli.js is missing: run `npm run build` (npm run load does it first)");
+  const args = [CLI, "serve", "--vault", `${LOAD_VAULT}=${options.vaultDir}`, "--data", options.dataDir, "--host", "127.0.0.1", "--port", "0", "--config", options.configFile];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, SECONDBRAIN_TOKEN: options.token },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  // Only the tail is kept, for the failure message; the log lines name paths and events, not content.
+  let stderrTail = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderrTail = (stderrTail + chunk).slice(-4000)));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the server printed no "MCP endpoint:" line within ${options.startTimeoutMs} ms: ${stderrTail.slice(-800)}`));
+    }, options.startTimeoutMs);
+    const probe = (): void => {
+      const found = /MCP endpoint: (\S+)/.exec(stdout)?.[1];
+      if (found === undefined) return;
+      clearTimeout(timer);
+      resolve(found);
+    };
+    child.stdout!.on("data", probe);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before serving: ${stderrTail.slice(-800)}`));
+    });
+  });
+  const parsed = new URL(url);
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname)) {
+    child.kill("SIGKILL");
+    throw new Error(`the server bound ${parsed.hostname}; the load test runs on loopback only`);
+  }
+
+  return {
+    url,
+    async stop(timeoutMs) {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
