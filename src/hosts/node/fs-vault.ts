@@ -96,6 +96,9 @@ export class FsVault implements VaultPort {
 
   async isContained(relative: string): Promise<boolean> {
     const realRoot = await this.resolvedRoot();
+    // A vault folder that is gone (renamed away, unmounted) holds nothing that could escape; the read
+    // that follows reports the file as missing.
+    if (!(await fs.stat(this.root).then(() => true, () => false))) return true;
     // The deepest existing ancestor decides: a missing file below a symlinked folder still escapes.
     let candidate = this.absolute(relative);
     for (;;) {
