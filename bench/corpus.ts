@@ -15,7 +15,7 @@ import { PhaseProbe, type LatencySummary, type PhaseStats } from "./measure";
 import { inProcessTools, searchTotal } from "./ours";
 import type { BenchOptions } from "./options";
 import { buildQueryMix, type BenchQuery, type QueryMix } from "./queries";
-import { copyVault, listNotes, touchOnePercent, type CorpusSource } from "./vaults";
+import { copyVault, listNotes, touchOne, touchOnePercent, type CorpusSource } from "./vaults";
 import type { WarmStartInput, WarmStartResult } from "./warm-start";
 
 const PAGE = 10;
@@ -26,6 +26,8 @@ export interface TouchReconcile {
   reconcile: PhaseStats;
   /** The snapshot rewrite that follows (the host's quiet-period persist). */
   persist: PhaseStats;
+  /** Then one more note edited: its re-ingest (as the watcher or write path reports it) and the persist. */
+  one_note?: { apply: PhaseStats; persist: PhaseStats };
 }
 
 export interface CorpusResult {
@@ -169,8 +171,13 @@ export async function benchCorpus(source: CorpusSource, options: BenchOptions, s
         const report = await engine.reconcile();
         const reconcile = probe.mark();
         await engine.persist();
-        const persist = probe.stop();
-        return { touched: touched.length, report, reconcile, persist };
+        const persist = probe.mark();
+        const [edited] = await touchOne(root, notes);
+        await engine.applyChanges([edited!]);
+        const apply = probe.mark();
+        await engine.persist();
+        const onePersist = probe.stop();
+        return { touched: touched.length, report, reconcile, persist, one_note: { apply, persist: onePersist } };
       });
       await attempt("ours: server stop", () => bench.stop());
     }

@@ -93,6 +93,9 @@ function mainTable(result: CorpusResult): string[] {
   addOurs("  longest stall during that reconcile, ms", touch?.reconcile.max_stall_ms);
   addOurs("  snapshot persist after it, ms", touch?.persist.wall_ms);
   addOurs("  longest stall during that persist, ms", touch?.persist.max_stall_ms);
+  addOurs("then one more note changed: re-ingest (applyChanges), ms", touch?.one_note?.apply.wall_ms);
+  addOurs("  snapshot persist after that one note, ms", touch?.one_note?.persist.wall_ms);
+  addOurs("  longest stall during that one-note persist, ms", touch?.one_note?.persist.max_stall_ms);
   addOurs(`restart with another 1% touched: load + reconcile (${restart?.report.reingested ?? "?"} re-read), ms`, restart?.index.wall_ms);
   addOurs("  then persist, ms", restart?.persist?.wall_ms);
   addOurs("  longest stall during the restart, ms", restart?.total.max_stall_ms);

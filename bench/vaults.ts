@@ -68,3 +68,12 @@ export async function touchOnePercent(root: string, notes: readonly string[], ro
   }
   return chosen;
 }
+
+/** One note (the middle one) rewritten with an extra paragraph; returns its path in a list. */
+export async function touchOne(root: string, notes: readonly string[]): Promise<string[]> {
+  const relative = notes[Math.floor(notes.length / 2)]!;
+  const file = path.join(root, relative);
+  const text = await fs.readFile(file, "utf8");
+  await fs.writeFile(file, `${text}\n\nOne more edit: benchsingle quillowmarker.\n`);
+  return [relative];
+}

@@ -42,8 +42,12 @@ export interface MetadataPort {
   update(path: string, text: string): void;
   remove(path: string): void;
   setFiles(paths: readonly string[]): void;
-  /** Persistable state, so a warm start does not re-parse unchanged notes. */
-  exportState?(): unknown;
+  /**
+   * Persistable state of the given notes (all when omitted), JSON-serialisable, so a warm start does not
+   * re-parse unchanged notes. The index snapshot stores it per shard.
+   */
+  exportState?(paths?: readonly string[]): unknown;
+  /** Adds the notes of an exported state to those known; false (and nothing changed) when it is unreadable. */
   importState?(state: unknown): boolean;
 }
 

@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { encodeSnapshot, decodeSnapshot } from "../../src/core/search/snapshot";
+import { decodeJson, decodeSnapshot, encodeJson, encodeSnapshot } from "../../src/core/search/snapshot";
 import { startTestServer, type TestServer } from "../support/server";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
 
@@ -66,9 +66,10 @@ test("a snapshot from a future version is discarded and rebuilt", async () => {
     walk(vault.dataDir);
     assert.ok(snapshots.length > 0);
     for (const file of snapshots) {
-      const bytes = new Uint8Array(readFileSync(file));
-      const payload = decodeSnapshot(bytes);
-      writeFileSync(file, encodeSnapshot({ ...payload, version: payload.version + 100 }));
+      // Each file (the manifest and every shard) opens with a header section naming its version.
+      const [header, ...rest] = decodeSnapshot(new Uint8Array(readFileSync(file)));
+      const fields = decodeJson(header, "header") as { version: number };
+      writeFileSync(file, encodeSnapshot([encodeJson({ ...fields, version: fields.version + 100 }), ...rest]));
     }
     const second = await startTestServer({ fixture: EDGE_VAULT, vault });
     try {

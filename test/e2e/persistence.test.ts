@@ -53,8 +53,12 @@ test("first start ingests everything and persists on SIGTERM", async () => {
   assert.equal(first.snapshot, "missing");
   assert.equal(first.reingested, 21);
   assert.equal(await cli.stop(), 0);
-  assert.equal(snapshotFiles().length, 1, "one snapshot in the data folder, none in the vault");
-  assert.ok(!readdirSync(vault.dir).some((name) => name.endsWith(".snapshot")));
+  const files = snapshotFiles().map((file) => path.basename(file));
+  assert.ok(files.includes("index.snapshot"), "a manifest");
+  const shards = files.filter((name) => /^index-[0-9a-f]{2}\.snapshot$/.test(name));
+  assert.ok(shards.length > 1 && shards.length <= 21, `shards of the 21 files: ${files.join(", ")}`);
+  assert.equal(files.length, shards.length + 1, "nothing else in the data folder");
+  assert.ok(!readdirSync(vault.dir).some((name) => name.endsWith(".snapshot")), "none in the vault");
 });
 
 test("a restart over an unchanged vault re-ingests 0 files", async () => {
@@ -87,9 +91,14 @@ test("changing, adding and deleting one file each re-ingests exactly those", asy
   assert.equal(await cli.stop(), 0);
 });
 
-test("a truncated snapshot is discarded and rebuilt, and the server serves", async () => {
-  const [snapshot] = snapshotFiles();
-  assert.ok(snapshot);
+function snapshotFile(name: string): string {
+  const found = snapshotFiles().find((file) => path.basename(file) === name);
+  assert.ok(found, `${name} in the data folder`);
+  return found;
+}
+
+test("a truncated manifest discards the snapshot, which is rebuilt while the server serves", async () => {
+  const snapshot = snapshotFile("index.snapshot");
   truncateSync(snapshot, Math.floor(statSync(snapshot).size / 2));
   const cli = await serve();
   const discarded = await cli.waitForLog((record) => record.event === "index_discarded");
@@ -97,6 +106,28 @@ test("a truncated snapshot is discarded and rebuilt, and the server serves", asy
   const report = await reconciled(cli);
   assert.equal(report.snapshot, "discarded");
   assert.equal(report.reingested, 21);
+  assert.deepEqual(await search(cli.url, "quokkas"), ["wiki/new-note.md"]);
+  assert.equal(await cli.stop(), 0);
+  const healed = await serve();
+  assert.equal((await reconciled(healed)).reingested, 0);
+  await healed.stop();
+});
+
+test("a truncated shard re-ingests only its own files", async () => {
+  const shard = snapshotFiles().find((file) => /index-[0-9a-f]{2}\.snapshot$/.test(file));
+  assert.ok(shard);
+  truncateSync(shard, Math.floor(statSync(shard).size / 2));
+  const cli = await serve();
+  const discarded = await cli.waitForLog((record) => record.event === "index_discarded");
+  assert.equal(discarded.level, "warn");
+  assert.equal(discarded.file, path.basename(shard, ".snapshot"));
+  const report = await reconciled(cli);
+  assert.equal(report.snapshot, "loaded");
+  assert.equal(report.discarded_shards, 1);
+  const reingested = report.reingested as number;
+  assert.ok(reingested >= 1 && reingested < 21, `re-ingested ${reingested}`);
+  assert.equal((report.reingested_paths as string[]).length, reingested);
+  assert.equal(report.unchanged, 21 - reingested);
   assert.deepEqual(await search(cli.url, "quokkas"), ["wiki/new-note.md"]);
   assert.equal(await cli.stop(), 0);
   const healed = await serve();

@@ -1,9 +1,12 @@
 // The full-text index of a vault's notes over MiniSearch (BM25). It stores no document fields: bodies
 // of 20,000 notes would double memory and the snapshot, so phrases are verified by reading only the
-// candidate notes, and a compact id → path map is the only per-note state besides the postings.
+// candidate notes, and MiniSearch's own id maps (ids are the note paths) are the only per-note state
+// besides the postings. Notes are tokenized once, here: the resulting term vectors go into MiniSearch
+// and, until the next snapshot, to the shard that persists them.
 import MiniSearch, { type Options } from "minisearch";
-import { checkSerialized, type SerializedNoteIndex } from "./note-index-json";
-import { containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
+import { MiniSearchWriter } from "./minisearch-access";
+import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
+import { checkChunk, type DocVector, type PostingsChunk } from "./postings";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { positiveTerms, queryTree, score } from "./scoring";
 import { SnapshotError } from "./snapshot";
@@ -27,8 +30,13 @@ export interface SearchHit {
 }
 
 export interface SearchPage {
-  /** Every hit, before offset and limit. */
+  /** Every hit, before offset and limit (an estimate when `totalEstimated`). */
   total: number;
+  /**
+   * True when phrases were verified only as far as the page needed: `total` then extrapolates the
+   * share of verified candidates to the rest.
+   */
+  totalEstimated?: boolean;
   hits: SearchHit[];
 }
 
@@ -47,18 +55,14 @@ export interface NoteSearchOptions {
 /** Field weights: a word in the title says more about a note than the same word in its body. */
 export const FIELD_BOOSTS = { title: 4, aliases: 3, headings: 2, tags: 2, body: 1 } as const;
 
-/** Bump when the tokenizer, fields or serialised shape change: older snapshots are then rebuilt. */
-export const NOTE_INDEX_VERSION = 1;
+/** Bump when the tokenizer, fields or persisted postings change: older snapshots are then rebuilt. */
+export const NOTE_INDEX_VERSION = 2;
 
 const PHRASE_READ_CONCURRENCY = 8;
 
 type FieldName = keyof typeof FIELD_BOOSTS;
 const FIELDS = Object.keys(FIELD_BOOSTS) as FieldName[];
-
-interface Entry {
-  id: number;
-  doc: IndexDoc;
-}
+export const FIELD_COUNT = FIELDS.length;
 
 interface PhraseCheck {
   words: string[];
@@ -66,11 +70,17 @@ interface PhraseCheck {
 }
 
 interface Candidate {
-  id: number;
   path: string;
   score: number;
   terms: string[];
   matched: ReadonlySet<string>;
+}
+
+/** Adds one shard's notes: its postings arrive chunk by chunk, so the caller can yield in between. */
+export interface ShardLoad {
+  addChunk(chunk: unknown): void;
+  /** Takes the shard's notes out again (a chunk turned out malformed). */
+  abort(): void;
 }
 
 function fieldText(doc: IndexDoc, field: FieldName): string {
@@ -78,12 +88,10 @@ function fieldText(doc: IndexDoc, field: FieldName): string {
   return typeof value === "string" ? value : value.join("\n");
 }
 
-function engineOptions(): Options<Entry> {
+function engineOptions(): Options<never> {
   return {
     fields: FIELDS,
-    idField: "id",
     storeFields: [],
-    extractField: (entry, field) => (field === "id" ? entry.id : fieldText(entry.doc, field as FieldName)),
     tokenize: (text) => tokenize(text),
     processTerm: (term) => term,
     // MiniSearch's warnings quote terms, which are note content (SPEC §11).
@@ -92,58 +100,100 @@ function engineOptions(): Options<Entry> {
   };
 }
 
+/** The terms of a note per field, as MiniSearch's `add` would count them. */
+export function vectorize(doc: IndexDoc): DocVector {
+  const terms = FIELDS.map((field) => {
+    const frequencies = new Map<string, number>();
+    for (const term of tokenize(fieldText(doc, field))) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    return frequencies;
+  });
+  return { lengths: terms.map((frequencies) => frequencies.size), terms };
+}
+
 export class NoteIndex {
-  private engine: MiniSearch<Entry>;
-  private readonly pathById: Map<number, string>;
-  private readonly idByPath: Map<string, number>;
-  private nextId: number;
+  private readonly engine: MiniSearch<never>;
+  private readonly writer: MiniSearchWriter;
 
   constructor() {
     this.engine = new MiniSearch(engineOptions());
-    this.pathById = new Map();
-    this.idByPath = new Map();
-    this.nextId = 1;
+    this.writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
   }
 
   get size(): number {
-    return this.idByPath.size;
+    return this.engine.documentCount;
   }
 
   has(path: string): boolean {
-    return this.idByPath.has(path);
+    return this.engine.has(path);
   }
 
   /** Sorted. */
   paths(): string[] {
-    return [...this.idByPath.keys()].sort(comparePaths);
+    return [...this.writer.ids()].sort(comparePaths);
   }
 
-  /** Indexes a note; a path already indexed is replaced, so a repeated event cannot corrupt the index. */
-  add(doc: IndexDoc): void {
-    if (this.idByPath.has(doc.path)) {
-      this.replace(doc);
-      return;
-    }
-    const id = this.nextId++;
-    this.engine.add({ id, doc });
-    this.pathById.set(id, doc.path);
-    this.idByPath.set(doc.path, id);
+  /** Indexes a note, replacing an indexed one of the same path; returns the terms it indexed. */
+  add(doc: IndexDoc): DocVector {
+    const vector = vectorize(doc);
+    this.insert(doc.path, vector);
+    return vector;
   }
 
-  replace(doc: IndexDoc): void {
-    const id = this.idByPath.get(doc.path);
-    if (id === undefined) this.add(doc);
-    else this.engine.replace({ id, doc });
+  replace(doc: IndexDoc): DocVector {
+    return this.add(doc);
+  }
+
+  /** Indexes a note from its term vector (see `vectorize`), replacing an indexed one of the same path. */
+  insert(path: string, vector: DocVector): void {
+    if (this.engine.has(path)) this.engine.discard(path);
+    const shortId = this.writer.addDocument(path, vector.lengths);
+    vector.terms.forEach((terms, field) => {
+      for (const [term, frequency] of terms) this.writer.fieldPostings(term, field).append(shortId, frequency);
+    });
   }
 
   /** False when the path was not indexed. */
   remove(path: string): boolean {
-    const id = this.idByPath.get(path);
-    if (id === undefined) return false;
-    this.engine.discard(id);
-    this.idByPath.delete(path);
-    this.pathById.delete(id);
+    if (!this.engine.has(path)) return false;
+    this.engine.discard(path);
     return true;
+  }
+
+  /**
+   * Starts adding one shard's notes: `paths[d]` with field lengths `lengths[d]` is document d of the
+   * shard's postings chunks. Throws a SnapshotError("format") when the lengths are malformed.
+   */
+  loadShard(paths: readonly string[], lengths: readonly unknown[]): ShardLoad {
+    if (lengths.length !== paths.length || !lengths.every(isFieldLengths)) {
+      throw new SnapshotError("format", "Shard has malformed field lengths.");
+    }
+    const shortIds = paths.map((path, position) => {
+      if (this.engine.has(path)) this.engine.discard(path);
+      return this.writer.addDocument(path, lengths[position] as number[]);
+    });
+    return {
+      addChunk: (value) => this.addChunk(checkChunk(value, paths.length, FIELD_COUNT), shortIds),
+      abort: () => {
+        for (const path of paths) if (this.engine.has(path)) this.engine.discard(path);
+      },
+    };
+  }
+
+  private addChunk({ terms, lists }: PostingsChunk, shortIds: readonly number[]): void {
+    const docs = shortIds.length;
+    terms.forEach((term, position) => {
+      const list = lists[position]!;
+      let at = 0;
+      while (at < list.length) {
+        const postings = this.writer.fieldPostings(term, list[at]!);
+        const end = at + 2 + list[at + 1]!;
+        for (at += 2; at < end; at++) {
+          const value = list[at]!;
+          const doc = value % docs;
+          postings.append(shortIds[doc]!, (value - doc) / docs + 1);
+        }
+      }
+    });
   }
 
   async search(query: ParsedQuery, options: NoteSearchOptions): Promise<SearchPage> {
@@ -162,9 +212,8 @@ export class NoteIndex {
     );
     const candidates: Candidate[] = [];
     for (const result of this.engine.search(queryTree([...positive.values()]))) {
-      const id = result.id as number;
-      const path = this.pathById.get(id);
-      if (path === undefined || exclusion.excluded.has(id)) continue;
+      const path = result.id as string;
+      if (exclusion.excluded.has(path)) continue;
       if (options.filter && !options.filter(path)) continue;
       if (strong.size > 0 && !result.queryTerms.some((term) => strong.has(term))) continue;
       const matched = new Set(result.queryTerms);
@@ -178,10 +227,13 @@ export class NoteIndex {
         ),
       );
       if (!groupsMaySatisfy) continue;
-      candidates.push({ id, path, score: score(result, positive), terms: [...result.terms].sort(), matched });
+      candidates.push({ path, score: score(result, positive), terms: [...result.terms].sort(), matched });
     }
+    candidates.sort((a, b) => b.score - a.score || comparePaths(a.path, b.path));
 
-    const verified = await this.verifyPhrases(candidates, {
+    const start = Math.max(0, options.offset);
+    const wanted = start + Math.max(0, options.limit);
+    const verified = await this.verifyPhrases(candidates, wanted, {
       query,
       phrases,
       groupPhrases,
@@ -189,21 +241,21 @@ export class NoteIndex {
       suspects: exclusion.suspects,
       loadText: options.loadText,
     });
-    verified.sort((a, b) => b.score - a.score || comparePaths(a.path, b.path));
-    const start = Math.max(0, options.offset);
-    const hits = verified
-      .slice(start, start + Math.max(0, options.limit))
+    const hits = verified.kept
+      .slice(start, wanted)
       .map(({ path, score: value, terms }) => ({ path, score: value, terms }));
-    return { total: verified.length, hits };
+    const page: SearchPage = { total: verified.total, hits };
+    if (verified.estimated) page.totalEstimated = true;
+    return page;
   }
 
   /** Notes certainly excluded, and notes holding every term of an excluded phrase (to be checked). */
   private exclusion(
     query: ParsedQuery,
     excludedPhrases: readonly PhraseCheck[],
-  ): { excluded: Set<number>; suspects: Map<number, PhraseCheck[]> } {
-    const excluded = new Set<number>();
-    const suspects = new Map<number, PhraseCheck[]>();
+  ): { excluded: Set<string>; suspects: Map<string, PhraseCheck[]> } {
+    const excluded = new Set<string>();
+    const suspects = new Map<string, PhraseCheck[]>();
     const lookups = new Map<string, QueryTerm>();
     for (const term of query.excluded) lookups.set(term.term, term);
     for (const phrase of excludedPhrases) {
@@ -220,32 +272,56 @@ export class NoteIndex {
     if (lookups.size === 0) return { excluded, suspects };
     const excludedTerms = query.excluded.map(({ term }) => term);
     for (const result of this.engine.search(queryTree([...lookups.values()]))) {
-      const id = result.id as number;
+      const path = result.id as string;
       const matched = new Set(result.queryTerms);
       if (excludedTerms.some((term) => matched.has(term))) {
-        excluded.add(id);
+        excluded.add(path);
         continue;
       }
       const suspected = excludedPhrases.filter((phrase) => phrase.candidates.every(({ term }) => matched.has(term)));
-      if (suspected.length > 0) suspects.set(id, suspected);
+      if (suspected.length > 0) suspects.set(path, suspected);
     }
     return { excluded, suspects };
   }
 
-  private async verifyPhrases(candidates: Candidate[], plan: PhrasePlan): Promise<Candidate[]> {
+  /**
+   * Keeps the candidates (sorted best first) that really hold their phrases, reading their text in
+   * rank order only until `wanted` are kept: a phrase of two common words has thousands of candidates,
+   * and a page of 10 needs about 10 of them read. The rest is estimated from the share verified.
+   */
+  private async verifyPhrases(
+    candidates: Candidate[],
+    wanted: number,
+    plan: PhrasePlan,
+  ): Promise<{ kept: Candidate[]; total: number; estimated: boolean }> {
     const hasPositivePhrases = plan.phrases.length > 0 || plan.groupPhrases.some((group) => group.some((phrases) => phrases.length > 0));
-    if (!hasPositivePhrases && plan.suspects.size === 0) return candidates;
+    if (!hasPositivePhrases && plan.suspects.size === 0) return { kept: candidates, total: candidates.length, estimated: false };
     const loadText = plan.loadText;
-    if (!loadText) return candidates.filter((candidate) => !plan.suspects.has(candidate.id));
-    const kept: Candidate[] = [];
-    for (let start = 0; start < candidates.length; start += PHRASE_READ_CONCURRENCY) {
-      const batch = candidates.slice(start, start + PHRASE_READ_CONCURRENCY);
-      const verdicts = await Promise.all(batch.map((candidate) => this.holdsPhrases(candidate, plan, loadText)));
-      batch.forEach((candidate, index) => {
-        if (verdicts[index]) kept.push(candidate);
-      });
+    if (!loadText) {
+      const kept = candidates.filter((candidate) => !plan.suspects.has(candidate.path));
+      return { kept, total: kept.length, estimated: false };
     }
-    return kept;
+    // Reads run up to PHRASE_READ_CONCURRENCY ahead of the candidate being decided, in rank order.
+    const kept: Candidate[] = [];
+    const verdicts = new Map<number, Promise<boolean>>();
+    let launched = 0;
+    let checked = 0;
+    while (checked < candidates.length && (kept.length < wanted || checked === 0)) {
+      while (launched < candidates.length && launched < checked + PHRASE_READ_CONCURRENCY) {
+        const candidate = candidates[launched]!;
+        if (hasPositivePhrases || plan.suspects.has(candidate.path)) {
+          verdicts.set(launched, this.holdsPhrases(candidate, plan, loadText).catch(() => false));
+        }
+        launched += 1;
+      }
+      const verdict = verdicts.get(checked);
+      verdicts.delete(checked);
+      if (verdict === undefined || (await verdict)) kept.push(candidates[checked]!);
+      checked += 1;
+    }
+    const remaining = candidates.length - checked;
+    if (remaining === 0) return { kept, total: kept.length, estimated: false };
+    return { kept, total: kept.length + Math.round((remaining * kept.length) / checked), estimated: true };
   }
 
   private async holdsPhrases(
@@ -255,9 +331,9 @@ export class NoteIndex {
   ): Promise<boolean> {
     const text = await loadText(candidate.path);
     if (text === null) return false;
-    const words = wordSequence(text);
+    const body = new PhraseText(text);
     const titleWords = wordSequence(basename(candidate.path));
-    const present = (phrase: PhraseCheck): boolean => containsPhrase(words, phrase.words) || containsPhrase(titleWords, phrase.words);
+    const present = (phrase: PhraseCheck): boolean => body.contains(phrase.words) || containsPhrase(titleWords, phrase.words);
     if (!plan.phrases.every(present)) return false;
     const groupsHold = plan.query.groups.every((group, g) =>
       group.alternatives.some(
@@ -266,45 +342,16 @@ export class NoteIndex {
       ),
     );
     if (!groupsHold) return false;
-    return !(plan.suspects.get(candidate.id) ?? []).some(present);
+    return !(plan.suspects.get(candidate.path) ?? []).some(present);
   }
+}
 
-  toJSON(): unknown {
-    const ids = [...this.pathById.keys()];
-    const serialized: SerializedNoteIndex = {
-      version: NOTE_INDEX_VERSION,
-      nextId: this.nextId,
-      ids,
-      paths: ids.map((id) => this.pathById.get(id)!),
-      engine: this.engine.toJSON(),
-    };
-    return serialized;
-  }
-
-  /** Throws a SnapshotError ("version" or "format") when the value is not a usable serialised index. */
-  static fromJSON(json: unknown): NoteIndex {
-    const serialized = checkSerialized(json, NOTE_INDEX_VERSION, FIELDS);
-    const index = new NoteIndex();
-    let engine: MiniSearch<Entry>;
-    try {
-      engine = MiniSearch.loadJS(serialized.engine, engineOptions());
-    } catch (error) {
-      throw new SnapshotError("format", `Serialised index cannot be loaded: ${describe(error)}.`);
-    }
-    const known = new Set(serialized.ids);
-    const engineIds = Object.values(serialized.engine.documentIds);
-    if (engineIds.length !== known.size || !engineIds.every((id) => typeof id === "number" && known.has(id))) {
-      throw new SnapshotError("format", "Serialised index: its documents and its path map disagree.");
-    }
-    index.engine = engine;
-    serialized.ids.forEach((id, position) => {
-      const path = serialized.paths[position]!;
-      index.pathById.set(id, path);
-      index.idByPath.set(path, id);
-    });
-    index.nextId = serialized.nextId;
-    return index;
-  }
+function isFieldLengths(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length === FIELD_COUNT &&
+    value.every((length) => Number.isInteger(length) && (length as number) >= 0)
+  );
 }
 
 interface PhrasePlan {
@@ -312,7 +359,7 @@ interface PhrasePlan {
   phrases: PhraseCheck[];
   groupPhrases: PhraseCheck[][][];
   excludedPhrases: PhraseCheck[];
-  suspects: ReadonlyMap<number, PhraseCheck[]>;
+  suspects: ReadonlyMap<string, PhraseCheck[]>;
   loadText: ((path: string) => Promise<string | null>) | undefined;
 }
 
@@ -330,7 +377,4 @@ function basename(path: string): string {
   return dot > 0 ? name.slice(0, dot) : name;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 

@@ -1,12 +1,15 @@
-// The on-disk container of an index snapshot. The index is a cache: a file cut short by a crash, bit
-// rot, a sync conflict or another plugin version must be recognised and discarded (SPEC §7), which a
-// magic, a format version, the payload length and a CRC-32 make cheap and certain.
+// The on-disk container of every index snapshot file (the manifest and each shard). The index is a
+// cache: a file cut short by a crash, bit rot, a sync conflict or another plugin version must be
+// recognised and discarded (SPEC §7), which a magic, a format version, the payload length and a
+// CRC-32 make cheap and certain.
 //
 // Layout (little-endian): "SBMCP-IDX" (9 bytes ASCII), 0x0A, format version (u16), payload byte
-// length (u32), CRC-32 of the payload (u32), then the payload: UTF-8 JSON of a SnapshotPayload.
+// length (u32), CRC-32 of the payload (u32), then the payload: sections, each a u32 byte length and
+// that many bytes. Sections let a reader decode a large file piece by piece, giving the event loop
+// back in between, instead of parsing one giant JSON text.
 
 export const SNAPSHOT_MAGIC = "SBMCP-IDX";
-export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_FORMAT_VERSION = 2;
 export const SNAPSHOT_HEADER_BYTES = 20;
 
 const MAGIC_BYTES = new TextEncoder().encode(SNAPSHOT_MAGIC);
@@ -14,22 +17,7 @@ const SEPARATOR_BYTE = 0x0a;
 const VERSION_OFFSET = 10;
 const LENGTH_OFFSET = 12;
 const CHECKSUM_OFFSET = 16;
-
-export interface SnapshotFile {
-  path: string;
-  mtime: number;
-  size: number;
-  hash: string;
-}
-
-export interface SnapshotPayload {
-  /** The caller's own schema version of what it stores (index options, tokenizer), checked on load. */
-  version: number;
-  createdAt: number;
-  files: SnapshotFile[];
-  index: unknown;
-  extra?: Record<string, unknown>;
-}
+const SECTION_LENGTH_BYTES = 4;
 
 export type SnapshotErrorReason = "truncated" | "checksum" | "version" | "format";
 
@@ -48,24 +36,32 @@ export function isSnapshotError(value: unknown): value is SnapshotError {
   return value instanceof SnapshotError;
 }
 
-export function encodeSnapshot(payload: SnapshotPayload): Uint8Array {
-  const body = new TextEncoder().encode(JSON.stringify(payload));
-  const bytes = new Uint8Array(SNAPSHOT_HEADER_BYTES + body.length);
+export function encodeSnapshot(sections: readonly Uint8Array[]): Uint8Array {
+  const payloadLength = sections.reduce((sum, section) => sum + SECTION_LENGTH_BYTES + section.length, 0);
+  const bytes = new Uint8Array(SNAPSHOT_HEADER_BYTES + payloadLength);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   bytes.set(MAGIC_BYTES, 0);
   bytes[MAGIC_BYTES.length] = SEPARATOR_BYTE;
-  const header = new DataView(bytes.buffer, bytes.byteOffset, SNAPSHOT_HEADER_BYTES);
-  header.setUint16(VERSION_OFFSET, SNAPSHOT_FORMAT_VERSION, true);
-  header.setUint32(LENGTH_OFFSET, body.length, true);
-  header.setUint32(CHECKSUM_OFFSET, crc32(body), true);
-  bytes.set(body, SNAPSHOT_HEADER_BYTES);
+  view.setUint16(VERSION_OFFSET, SNAPSHOT_FORMAT_VERSION, true);
+  view.setUint32(LENGTH_OFFSET, payloadLength, true);
+  let at = SNAPSHOT_HEADER_BYTES;
+  for (const section of sections) {
+    view.setUint32(at, section.length, true);
+    bytes.set(section, at + SECTION_LENGTH_BYTES);
+    at += SECTION_LENGTH_BYTES + section.length;
+  }
+  view.setUint32(CHECKSUM_OFFSET, crc32(bytes.subarray(SNAPSHOT_HEADER_BYTES)), true);
   return bytes;
 }
 
-/**
- * Reads a snapshot back. `expectedVersion`, when given, must equal the payload's `version`, so a
- * snapshot written by an older tokenizer or index layout is refused with reason "version".
- */
-export function decodeSnapshot(bytes: Uint8Array, expectedVersion?: number): SnapshotPayload {
+/** The CRC-32 recorded in a snapshot's header (not verified), or null when there is no header. */
+export function snapshotChecksum(bytes: Uint8Array): number | null {
+  if (bytes.length < SNAPSHOT_HEADER_BYTES || !startsWithMagicPrefix(bytes)) return null;
+  return new DataView(bytes.buffer, bytes.byteOffset, SNAPSHOT_HEADER_BYTES).getUint32(CHECKSUM_OFFSET, true);
+}
+
+/** Checks the header, length and checksum, and returns the sections (views into `bytes`). */
+export function decodeSnapshot(bytes: Uint8Array): Uint8Array[] {
   if (bytes.length < SNAPSHOT_HEADER_BYTES) {
     if (startsWithMagicPrefix(bytes)) {
       throw new SnapshotError("truncated", `Snapshot is ${bytes.length} bytes, shorter than its header.`);
@@ -75,7 +71,7 @@ export function decodeSnapshot(bytes: Uint8Array, expectedVersion?: number): Sna
   if (!startsWithMagicPrefix(bytes) || bytes[MAGIC_BYTES.length] !== SEPARATOR_BYTE) {
     throw new SnapshotError("format", "Not an index snapshot: the magic bytes are missing.");
   }
-  const header = new DataView(bytes.buffer, bytes.byteOffset, SNAPSHOT_HEADER_BYTES);
+  const header = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const formatVersion = header.getUint16(VERSION_OFFSET, true);
   if (formatVersion !== SNAPSHOT_FORMAT_VERSION) {
     throw new SnapshotError(
@@ -91,54 +87,43 @@ export function decodeSnapshot(bytes: Uint8Array, expectedVersion?: number): Sna
   if (available > length) {
     throw new SnapshotError("format", `Snapshot has ${available - length} bytes after its payload.`);
   }
-  const body = bytes.subarray(SNAPSHOT_HEADER_BYTES);
-  if (crc32(body) !== header.getUint32(CHECKSUM_OFFSET, true)) {
+  if (crc32(bytes.subarray(SNAPSHOT_HEADER_BYTES)) !== header.getUint32(CHECKSUM_OFFSET, true)) {
     throw new SnapshotError("checksum", "Snapshot payload does not match its checksum.");
   }
-  const payload = parsePayload(body);
-  if (expectedVersion !== undefined && payload.version !== expectedVersion) {
-    throw new SnapshotError("version", `Snapshot payload version ${payload.version} is not ${expectedVersion}.`);
+  const sections: Uint8Array[] = [];
+  let at = SNAPSHOT_HEADER_BYTES;
+  while (at < bytes.length) {
+    if (bytes.length - at < SECTION_LENGTH_BYTES) throw new SnapshotError("format", "Snapshot ends inside a section header.");
+    const sectionLength = header.getUint32(at, true);
+    const start = at + SECTION_LENGTH_BYTES;
+    if (bytes.length - start < sectionLength) throw new SnapshotError("format", "Snapshot section runs past the payload.");
+    sections.push(bytes.subarray(start, start + sectionLength));
+    at = start + sectionLength;
   }
-  return payload;
+  return sections;
+}
+
+const encoder = new TextEncoder();
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+
+export function encodeJson(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value));
+}
+
+/** Parses one section as UTF-8 JSON; `what` names it in the error. */
+export function decodeJson(section: Uint8Array | undefined, what: string): unknown {
+  if (section === undefined) throw new SnapshotError("format", `Snapshot lacks its ${what} section.`);
+  try {
+    return JSON.parse(strictDecoder.decode(section));
+  } catch {
+    throw new SnapshotError("format", `Snapshot ${what} section is not UTF-8 JSON.`);
+  }
 }
 
 function startsWithMagicPrefix(bytes: Uint8Array): boolean {
   const length = Math.min(bytes.length, MAGIC_BYTES.length);
   for (let i = 0; i < length; i++) if (bytes[i] !== MAGIC_BYTES[i]) return false;
   return true;
-}
-
-function parsePayload(body: Uint8Array): SnapshotPayload {
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
-  } catch {
-    throw new SnapshotError("format", "Snapshot payload is not UTF-8 JSON.");
-  }
-  if (!isRecord(value)) throw new SnapshotError("format", "Snapshot payload is not an object.");
-  const { version, createdAt, files, index, extra } = value;
-  if (typeof version !== "number" || typeof createdAt !== "number" || !Array.isArray(files) || !("index" in value)) {
-    throw new SnapshotError("format", "Snapshot payload lacks version, createdAt, files or index.");
-  }
-  if (!files.every(isSnapshotFile)) throw new SnapshotError("format", "Snapshot payload has a malformed file entry.");
-  if (extra !== undefined && !isRecord(extra)) throw new SnapshotError("format", "Snapshot payload extra is not an object.");
-  const payload: SnapshotPayload = { version, createdAt, files, index };
-  if (extra !== undefined) payload.extra = extra;
-  return payload;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isSnapshotFile(value: unknown): value is SnapshotFile {
-  return (
-    isRecord(value) &&
-    typeof value.path === "string" &&
-    typeof value.mtime === "number" &&
-    typeof value.size === "number" &&
-    typeof value.hash === "string"
-  );
 }
 
 const CRC_TABLE = buildCrcTable();

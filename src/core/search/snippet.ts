@@ -6,6 +6,8 @@ import { STOP_WORD_WEIGHT } from "./query";
 import { containsCjk, forEachWordPiece, normalizeTerm } from "./tokenizer";
 
 export const SNIPPET_CHARS = 200;
+/** The scan for marks goes on this many windows past the last query word first seen. */
+const SCAN_AFTER_NEW_WORD = 3;
 const MIN_SNIPPET_CHARS = 20;
 const BOUNDARY_SEARCH_CHARS = 20;
 const WHITESPACE_RUN = /\s+/g;
@@ -37,7 +39,10 @@ interface Matcher {
  */
 export function makeSnippet(body: string, query: ParsedQuery, options: SnippetOptions = {}): string {
   const maxChars = Math.max(MIN_SNIPPET_CHARS, Math.floor(options.maxChars ?? SNIPPET_CHARS));
-  const marks = findMarks(body, matcherFor(query));
+  const matcher = matcherFor(query);
+  const scanFrom = scanStart(body, matcher, maxChars);
+  let marks = findMarks(body, matcher, scanFrom, SCAN_AFTER_NEW_WORD * maxChars);
+  if (marks.length === 0 && scanFrom > 0) marks = findMarks(body, matcher, 0, SCAN_AFTER_NEW_WORD * maxChars);
   if (marks.length === 0) return leadingText(body, maxChars);
   const { first, last } = densestCluster(marks, maxChars);
   const clusterStart = marks[first]!.start;
@@ -71,18 +76,57 @@ function matcherFor(query: ParsedQuery): Matcher {
   return { exact, prefixes, cjk };
 }
 
-function findMarks(body: string, matcher: Matcher): Mark[] {
+/**
+ * Where to start looking for marks: a little before the first place any query word occurs as plain
+ * lower-case text. Tokenizing a whole long note to mark a word in its first paragraph is most of the
+ * cost of a snippet; a word found only through folding (Größe for "grosse") is still found, later,
+ * by the scan itself.
+ */
+function scanStart(body: string, matcher: Matcher, maxChars: number): number {
+  const lower = body.toLowerCase();
+  let first = -1;
+  for (const term of [...matcher.exact.keys(), ...matcher.prefixes, ...matcher.cjk]) {
+    const at = lower.indexOf(term);
+    if (at >= 0 && (first < 0 || at < first)) first = at;
+  }
+  if (first <= maxChars) return 0;
+  // Back to a whitespace, so the scan never starts inside a word (which would look like a shorter word).
+  for (let at = first - maxChars; at > 0 && first - at <= 2 * maxChars; at--) {
+    if (WHITESPACE.test(body[at - 1]!)) return at;
+  }
+  return 0;
+}
+
+/**
+ * The marks from `from` on, until no query word seen for the first time has turned up for `scanAfter`
+ * characters: the window is chosen among those, the rest of the note is never tokenized.
+ */
+function findMarks(body: string, matcher: Matcher, from: number, scanAfter: number): Mark[] {
   const marks: Mark[] = [];
-  forEachWordPiece(body, (piece, start, cjk) => {
-    if (cjk) {
-      marks.push(...cjkMarks(piece, start, matcher.cjk));
-      return;
-    }
-    const term = normalizeTerm(piece);
-    if (term === null) return;
-    const label = matcher.exact.get(term) ?? matcher.prefixes.find((prefix) => term.startsWith(prefix));
-    if (label !== undefined) marks.push({ start, end: start + piece.length, label });
-  });
+  const labels = new Set<string>();
+  let stopAt = Infinity;
+  const add = (mark: Mark): void => {
+    marks.push(mark);
+    if (labels.has(mark.label)) return;
+    labels.add(mark.label);
+    stopAt = mark.start + scanAfter;
+  };
+  forEachWordPiece(
+    body,
+    (piece, start, cjk) => {
+      if (start > stopAt) return false;
+      if (cjk) {
+        for (const mark of cjkMarks(piece, start, matcher.cjk)) add(mark);
+        return true;
+      }
+      const term = normalizeTerm(piece);
+      if (term === null) return true;
+      const label = matcher.exact.get(term) ?? matcher.prefixes.find((prefix) => term.startsWith(prefix));
+      if (label !== undefined) add({ start, end: start + piece.length, label });
+      return true;
+    },
+    from,
+  );
   return marks;
 }
 

@@ -45,12 +45,21 @@ export function containsCjk(text: string): boolean {
 /**
  * Visits every word-like piece of `text` with its offset: runs of letters, digits and marks, split
  * where CJK and non-CJK characters meet. URL schemes (`https://`, `mailto:`) and a `www.` host
- * prefix are skipped, being in nearly every link and meaning nothing.
+ * prefix are skipped, being in nearly every link and meaning nothing. Starts at `from` (which should
+ * be a word boundary); stops early when `visit` returns false.
  */
-export function forEachWordPiece(text: string, visit: (piece: string, start: number, cjk: boolean) => void): void {
+export function forEachWordPiece(
+  text: string,
+  visit: (piece: string, start: number, cjk: boolean) => unknown,
+  from = 0,
+): void {
   const length = text.length;
-  let at = 0;
-  while (at < length) {
+  let at = from;
+  let going = true;
+  const visitPiece = (piece: string, start: number, cjk: boolean): void => {
+    if (going && visit(piece, start, cjk) === false) going = false;
+  };
+  while (at < length && going) {
     const code = text.charCodeAt(at);
     if (code < 0x80 && !isAsciiLetterOrDigit(code)) {
       at += 1;
@@ -71,7 +80,7 @@ export function forEachWordPiece(text: string, visit: (piece: string, start: num
       }
       end = at + match[0].length;
     }
-    visitRun(text, text.slice(at, end), at, visit);
+    visitRun(text, text.slice(at, end), at, visitPiece);
     at = end;
   }
 }

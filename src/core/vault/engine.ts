@@ -7,13 +7,15 @@ import { splitFrontmatter } from "../notes/frontmatter";
 import { resolveVaultPath, extname } from "../notes/paths";
 import { noteFacts, parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { NoteIndex, type IndexDoc } from "../search/note-index";
+import type { DocVector } from "../search/postings";
 import { parseQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
-import { decodeSnapshot, encodeSnapshot, type SnapshotPayload } from "../search/snapshot";
 import type { Clock, FileStat, Hasher, IndexStore, LinkMap, Logger, MetadataPort, VaultPort, WritePort, Yielder } from "../ports";
 import { WritePath } from "../write/write-path";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
+import { TimeSlice } from "../time-slice";
+import { IndexSnapshots, type SnapshotState } from "./index-snapshots";
 import type {
   FileRecord,
   IndexState,
@@ -26,10 +28,10 @@ import type {
 
 /** Files over this size are neither read as text nor indexed (SPEC §5). */
 export const TEXT_LIMIT_BYTES = 4 * 1024 * 1024;
-const SNAPSHOT_KEY = "index";
-const SNAPSHOT_VERSION = 1;
-/** Ingesting this many files between yields keeps the longest event-loop stall short. */
-const INGEST_BATCH = 64;
+/** Files read ahead while earlier ones are parsed and indexed. */
+const READ_AHEAD = 12;
+/** A long build writes finished shards once this many notes' term vectors wait for their shard. */
+const FLUSH_PENDING = 1024;
 const NAMED_PATHS_MAX = 20;
 
 export interface EngineOptions {
@@ -56,10 +58,8 @@ export interface ReconcileReport {
   removed_paths?: string[];
   duration_ms: number;
   snapshot: "loaded" | "missing" | "discarded";
-}
-
-interface StoredFacts extends NoteFacts {
-  hash: string;
+  /** Shard files of a loaded snapshot that failed their check; their files were re-ingested. */
+  discarded_shards?: number;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -73,11 +73,13 @@ export class Engine implements VaultEngine {
   readonly name: string;
   private readonly options: EngineOptions;
   private readonly records = new Map<string, FileRecord>();
-  private readonly facts = new Map<string, StoredFacts>();
+  private readonly facts = new Map<string, NoteFacts>();
   private sorted: FileRecord[] | null = null;
-  private index = new NoteIndex();
+  private readonly index = new NoteIndex();
+  private readonly snapshots: IndexSnapshots;
+  private readonly tables: SnapshotState;
   private state: IndexState = "warming";
-  private dirty = false;
+  private readonly slice: TimeSlice;
   /** Bumped on every change to the file table; derived views compare against it. */
   private version = 0;
   private reverse: Map<string, Map<string, number>> | null = null;
@@ -88,6 +90,16 @@ export class Engine implements VaultEngine {
   constructor(options: EngineOptions) {
     this.options = options;
     this.name = options.name;
+    this.tables = { records: this.records, facts: this.facts, index: this.index, metadata: options.metadata };
+    this.slice = new TimeSlice(() => options.clock.now(), options.yielder);
+    this.snapshots = new IndexSnapshots({
+      vault: options.name,
+      store: options.store,
+      logger: options.logger,
+      slice: this.slice,
+      now: () => options.clock.now(),
+      reingest: (paths) => this.refresh(paths),
+    });
     this.writes = new WritePath({
       vault: options.name,
       reader: options.vault,
@@ -105,66 +117,15 @@ export class Engine implements VaultEngine {
   /** Loads the snapshot and reconciles it with the files on disk. */
   async start(): Promise<ReconcileReport> {
     const started = this.options.clock.now();
-    const snapshot = await this.loadSnapshot();
-    const report = await this.reconcile(snapshot.status);
+    const loaded = await this.snapshots.load(this.tables);
+    const report = await this.reconcile(loaded.status);
+    if (loaded.discarded.length > 0) report.discarded_shards = loaded.discarded.length;
     this.state = "ready";
     await this.purgeTrash();
     report.duration_ms = this.options.clock.now() - started;
     this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.name, ...report });
-    if (this.dirty) await this.persist();
+    if (this.snapshots.dirty) await this.persist();
     return report;
-  }
-
-  private async loadSnapshot(): Promise<{ status: ReconcileReport["snapshot"] }> {
-    let bytes: Uint8Array | null;
-    try {
-      bytes = await this.options.store.load(SNAPSHOT_KEY);
-    } catch (error) {
-      this.logDiscard(error);
-      return { status: "discarded" };
-    }
-    if (!bytes) return { status: "missing" };
-    try {
-      const payload = decodeSnapshot(bytes);
-      if (payload.version !== SNAPSHOT_VERSION) throw new Error(`snapshot version ${payload.version}`);
-      this.restore(payload);
-      return { status: "loaded" };
-    } catch (error) {
-      this.logDiscard(error);
-      this.records.clear();
-      this.facts.clear();
-      this.index = new NoteIndex();
-      this.sorted = null;
-      return { status: "discarded" };
-    }
-  }
-
-  private logDiscard(error: unknown): void {
-    const reason = error instanceof Error ? error.message : String(error);
-    this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.name, reason });
-  }
-
-  private restore(payload: SnapshotPayload): void {
-    const extra = payload.extra ?? {};
-    const metadataState = extra.metadata;
-    const storedFacts = extra.facts;
-    if (!Array.isArray(storedFacts)) throw new Error("snapshot without note facts");
-    if (metadataState !== undefined && this.options.metadata.importState) {
-      if (!this.options.metadata.importState(metadataState)) throw new Error("snapshot metadata unreadable");
-    }
-    const index = NoteIndex.fromJSON(payload.index);
-    for (const file of payload.files) {
-      this.records.set(file.path, {
-        path: file.path,
-        size: file.size,
-        mtime: file.mtime,
-        ctime: file.mtime,
-        isNote: extname(file.path) === "md",
-        hash: file.hash,
-      });
-    }
-    for (const entry of storedFacts as Array<[string, StoredFacts]>) this.facts.set(entry[0], entry[1]);
-    this.index = index;
   }
 
   /** Brings the table, metadata and index in line with the files on disk. */
@@ -176,20 +137,21 @@ export class Engine implements VaultEngine {
     const byPath = new Map(current.map((stat) => [stat.path, stat]));
     this.options.metadata.setFiles(current.map((stat) => stat.path));
     for (const path of plan.removed) this.drop(path);
-    let reingested = 0;
-    let sinceYield = 0;
-    for (const path of [...plan.changed, ...plan.added]) {
-      const stat = byPath.get(path);
-      if (!stat) continue;
-      await this.ingest(stat);
-      reingested += 1;
-      sinceYield += 1;
-      if (sinceYield >= INGEST_BATCH) {
-        sinceYield = 0;
-        await this.options.yielder();
-      }
-    }
-    if (plan.removed.length + reingested > 0) this.dirty = true;
+    // In shard order, so that a long build can write each finished shard and let its vectors go.
+    const toIngest = [...plan.changed, ...plan.added]
+      .map((path) => byPath.get(path))
+      .filter((stat): stat is FileStat => stat !== undefined)
+      .map((stat) => ({ stat, shard: this.snapshots.shardOf(stat.path) }))
+      .sort((a, b) => a.shard - b.shard || (a.stat.path < b.stat.path ? -1 : 1));
+    const reingested = await this.ingestAll(
+      toIngest.map(({ stat }) => stat),
+      async (position) => {
+        const next = toIngest[position + 1];
+        if (!next || next.shard === toIngest[position]!.shard || this.snapshots.pendingCount < FLUSH_PENDING) return;
+        const written = await this.snapshots.writeShards(this.tables, (shard) => shard < next.shard);
+        this.options.logger.log({ level: "debug", event: "index_shards_written", vault: this.name, ...written });
+      },
+    );
     this.sorted = null;
     this.version += 1;
     const report: ReconcileReport = {
@@ -231,13 +193,24 @@ export class Engine implements VaultEngine {
       if (!known) this.options.metadata.setFiles([...this.records.keys(), path]);
       await this.ingest(stat);
       touched = true;
+      await this.slice.pause();
     }
     if (touched) {
-      this.dirty = true;
       this.sorted = null;
       this.version += 1;
     }
     if (folderChanged) await this.reconcile();
+  }
+
+  /** Re-reads files whose indexed state was lost, as a change would (see IndexSnapshots). */
+  private async refresh(paths: readonly string[]): Promise<void> {
+    for (const path of paths) {
+      const stat = await this.options.vault.stat(path);
+      if (stat) await this.ingest(stat);
+      else if (this.records.has(path)) this.drop(path);
+    }
+    this.sorted = null;
+    this.version += 1;
   }
 
   /** Removes trash copies older than the retention period; a failure only warns. */
@@ -271,53 +244,76 @@ export class Engine implements VaultEngine {
 
   /** Forgets the persisted snapshot so the next start rebuilds the index from the files. */
   async discardSnapshot(): Promise<void> {
-    await this.options.store.remove(SNAPSHOT_KEY);
+    await this.snapshots.discardAll();
   }
 
   get needsPersist(): boolean {
-    return this.dirty;
+    return this.snapshots.dirty;
   }
 
+  /** Writes the shards changed since the last persist, then the manifest. */
   async persist(): Promise<void> {
-    const files = [...this.records.values()].map((record) => ({
-      path: record.path,
-      mtime: record.mtime,
-      size: record.size,
-      hash: record.hash ?? "",
-    }));
-    const extra: Record<string, unknown> = { facts: [...this.facts.entries()] };
-    const metadataState = this.options.metadata.exportState?.();
-    if (metadataState !== undefined) extra.metadata = metadataState;
-    const bytes = encodeSnapshot({
-      version: SNAPSHOT_VERSION,
-      createdAt: this.options.clock.now(),
-      files,
-      index: this.index.toJSON(),
-      extra,
-    });
-    this.dirty = false;
-    await this.options.store.save(SNAPSHOT_KEY, bytes);
-    this.options.logger.log({ level: "debug", event: "index_persisted", vault: this.name, bytes: bytes.byteLength });
+    const written = await this.snapshots.persist(this.tables);
+    this.options.logger.log({ level: "debug", event: "index_persisted", vault: this.name, ...written });
   }
 
   private drop(path: string): void {
     this.records.delete(path);
     this.facts.delete(path);
-    if (this.index.has(path)) this.index.remove(path);
+    this.index.remove(path);
     this.options.metadata.remove(path);
+    this.snapshots.forget(path);
+  }
+
+  /**
+   * Ingests files in order, reading up to READ_AHEAD ahead of the one being indexed (reads are I/O,
+   * indexing is CPU), yielding whenever a stretch of work ran long. `afterEach` runs after file i.
+   */
+  private async ingestAll(stats: readonly FileStat[], afterEach: (position: number) => Promise<void>): Promise<number> {
+    const reads = new Map<number, Promise<Uint8Array | null>>();
+    const launch = (position: number): void => {
+      const stat = stats[position];
+      if (stat && this.needsText(stat)) reads.set(position, this.readOrNull(stat.path));
+    };
+    for (let position = 0; position < READ_AHEAD; position++) launch(position);
+    for (let position = 0; position < stats.length; position++) {
+      launch(position + READ_AHEAD);
+      const read = reads.get(position);
+      reads.delete(position);
+      this.ingestBytes(stats[position]!, read ? await read : null);
+      await this.slice.pause();
+      await afterEach(position);
+    }
+    return stats.length;
+  }
+
+  private needsText(stat: FileStat): boolean {
+    return isIndexable(stat.path) && stat.size <= TEXT_LIMIT_BYTES;
+  }
+
+  private async readOrNull(path: string): Promise<Uint8Array | null> {
+    try {
+      return await this.options.vault.readBytes(path);
+    } catch {
+      return null;
+    }
   }
 
   private async ingest(stat: FileStat): Promise<void> {
+    this.ingestBytes(stat, this.needsText(stat) ? await this.readOrNull(stat.path) : null);
+  }
+
+  /** `bytes` is the file's content when it is indexed, null when it could not be read. */
+  private ingestBytes(stat: FileStat, bytes: Uint8Array | null): void {
     const record: FileRecord = { ...stat, isNote: extname(stat.path) === "md" };
-    if (!isIndexable(stat.path) || stat.size > TEXT_LIMIT_BYTES) {
+    if (!this.needsText(stat)) {
       this.records.set(stat.path, record);
-      if (this.index.has(stat.path)) this.index.remove(stat.path);
+      this.facts.delete(stat.path);
+      this.index.remove(stat.path);
+      this.snapshots.track(stat.path, null);
       return;
     }
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.options.vault.readBytes(stat.path);
-    } catch {
+    if (bytes === null) {
       // Vanished between listing and reading: the watcher will report the delete.
       this.drop(stat.path);
       return;
@@ -325,16 +321,16 @@ export class Engine implements VaultEngine {
     record.hash = contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
     this.records.set(stat.path, record);
     const text = stripBom(decoder.decode(bytes));
-    const doc = record.isNote ? this.noteDoc(stat.path, text, record.hash) : this.canvasDoc(stat.path, text, record.hash);
-    if (this.index.has(stat.path)) this.index.replace(doc);
-    else this.index.add(doc);
+    const doc = record.isNote ? this.noteDoc(stat.path, text) : this.canvasDoc(stat.path, text);
+    const vector: DocVector = this.index.add(doc);
+    this.snapshots.track(stat.path, vector);
   }
 
-  private noteDoc(path: string, text: string, hash: string): IndexDoc {
+  private noteDoc(path: string, text: string): IndexDoc {
     this.options.metadata.update(path, text);
     const cache = this.options.metadata.getCache(path) ?? parseNote(text);
     const facts = noteFacts(text, cache, path);
-    this.facts.set(path, { ...facts, hash });
+    this.facts.set(path, facts);
     const split = splitFrontmatter(text);
     return {
       path,
@@ -346,10 +342,10 @@ export class Engine implements VaultEngine {
     };
   }
 
-  private canvasDoc(path: string, text: string, hash: string): IndexDoc {
+  private canvasDoc(path: string, text: string): IndexDoc {
     const body = canvasText(text);
     const title = baseTitle(path);
-    this.facts.set(path, { title, tags: [], aliases: [], tasks: [], words: countWords(body), hash });
+    this.facts.set(path, { title, tags: [], aliases: [], tasks: [], words: countWords(body) });
     return { path, title, aliases: [], headings: [], tags: [], body };
   }
 
@@ -445,12 +441,15 @@ export class Engine implements VaultEngine {
 
   async search(query: string, options: SearchOptions): Promise<SearchOutcome> {
     const parsed = parseQuery(query);
-    return this.index.search(parsed, {
+    const page = await this.index.search(parsed, {
       limit: options.limit,
       offset: options.offset,
       filter: options.filter,
       loadText: (path) => this.bodyText(path),
     });
+    const outcome: SearchOutcome = { total: page.total, hits: page.hits };
+    if (page.totalEstimated) outcome.total_estimated = true;
+    return outcome;
   }
 }
 

@@ -61,6 +61,8 @@ export interface SearchHit {
 
 export interface SearchOutcome {
   total: number;
+  /** Present (true) when `total` is an estimate: phrases were verified only as far as the page needed. */
+  total_estimated?: boolean;
   hits: SearchHit[];
 }
 

@@ -70,7 +70,8 @@ export const noteSearch = defineTool({
     };
     const query = args.query ?? "";
     let total: number;
-    let hits;
+    let totalEstimated = false;
+    let hits: Array<ReturnType<typeof hitEntry>>;
     if (query === "") {
       const recent = engine
         .files()
@@ -83,18 +84,21 @@ export const noteSearch = defineTool({
       const parsed = parseQuery(query);
       const outcome = await engine.search(query, { limit: args.limit, offset: args.offset, filter: accept });
       total = outcome.total;
+      totalEstimated = outcome.total_estimated === true;
+      const bodies = await Promise.all(outcome.hits.map((hit) => engine.bodyText(hit.path)));
       hits = [];
-      for (const hit of outcome.hits) {
+      outcome.hits.forEach((hit, position) => {
         const file = engine.file(hit.path);
-        if (!file) continue;
-        const body = await engine.bodyText(hit.path);
+        if (!file) return;
+        const body = bodies[position] ?? null;
         hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed)));
-      }
+      });
     }
     const result: Record<string, unknown> = {
       vault: engine.name,
       query,
       total,
+      ...(totalEstimated ? { total_estimated: true } : {}),
       returned: hits.length,
       offset: args.offset,
       index: engine.indexState(),

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { containsPhrase, phraseCandidateTerms, textContainsPhrase } from "../../../src/core/search/phrase";
+import { PhraseText, containsPhrase, phraseCandidateTerms, textContainsPhrase } from "../../../src/core/search/phrase";
+import fc from "fast-check";
 import { wordSequence } from "../../../src/core/search/tokenizer";
 
 test("a phrase matches consecutive normalised words only", () => {
@@ -25,4 +26,42 @@ test("candidate terms: words, Han bigrams, or segment prefixes when nothing else
   ]);
   assert.deepEqual(phraseCandidateTerms(["東京で雨"]), [{ term: "東京", prefix: false }]);
   assert.deepEqual(phraseCandidateTerms(["서울"]), [{ term: "서울", prefix: true }]);
+});
+
+test("PhraseText agrees with the whole word sequence, on ASCII and other texts alike", () => {
+  const texts = [
+    "The Token-Bucket refills; a token bucket, then token\n\n---\n\nbucket.",
+    "see https://example.com/token bucket and www.token.bucket here",
+    "commit 3f2a9c0d1e2f3a4b5c6d7e8f9a0b1c2d fixed, then commit 12345678 fixed again",
+    "restart token bucketing set point reset point",
+    "Die Größe der Straße: token bucket über alles",
+    "tokens bucket token buckets token",
+  ];
+  const phrases = [["token", "bucket"], ["commit", "fixed"], ["set", "point"], ["bucket", "token"], ["com", "token", "bucket"], ["token"], ["https", "example"], ["www", "token"]];
+  for (const text of texts) {
+    const view = new PhraseText(text);
+    for (const phrase of phrases) {
+      assert.equal(view.contains(phrase), containsPhrase(wordSequence(text), phrase), `${JSON.stringify(phrase)} in ${JSON.stringify(text)}`);
+    }
+  }
+});
+
+test("PhraseText finds a phrase deep in a long note without tokenizing all of it", () => {
+  const text = `${"lorem ipsum ".repeat(5000)}the token bucket refills${" dolor".repeat(5000)}`;
+  const view = new PhraseText(text);
+  assert.ok(view.contains(["token", "bucket", "refills"]));
+  assert.ok(!view.contains(["bucket", "token"]));
+});
+
+test("PhraseText matches the word sequence on random ASCII texts", () => {
+  const token = fc.constantFrom("token", "bucket", "tok", "Token", "BUCKET", "a", "12345678", "https", "www", "3f2a9c0d1e2f3a4b5c");
+  const separator = fc.constantFrom(" ", "-", "://", ".", "\n\n", ", ", "   ", "_", ":");
+  const text = fc.array(fc.tuple(token, separator), { maxLength: 30 }).map((parts) => parts.map(([word, gap]) => word + gap).join(""));
+  const phrase = fc.array(fc.constantFrom("token", "bucket", "tok", "a", "https", "www"), { minLength: 1, maxLength: 3 });
+  fc.assert(
+    fc.property(text, phrase, (body, words) => {
+      assert.equal(new PhraseText(body).contains(words), containsPhrase(wordSequence(body), words));
+    }),
+    { numRuns: 500 },
+  );
 });

@@ -60,3 +60,17 @@ test("without a visible match (a fuzzy hit) the snippet is the start of the body
 test("an empty body gives an empty snippet", () => {
   assert.equal(makeSnippet("", parseQuery("bucket")), "");
 });
+
+test("a match deep in a long note gets its window without the note being read from the start", () => {
+  const body = `${filler(3000)} the token bucket refills ${filler(3000)}`;
+  const snippet = makeSnippet(body, parseQuery("bucket"));
+  assert.match(snippet, /^…lorem .*the token <<bucket>> refills lorem.*…$/);
+  assert.ok(snippet.replace(/<<|>>|…/g, "").length <= 220);
+});
+
+test("a folded match before a plain one still counts, and a word inside another word is no match", () => {
+  const folded = `Die Größe ${filler(500)} the restart`;
+  assert.match(makeSnippet(folded, parseQuery("grosse start")), /<<Größe>>/);
+  const inside = `${filler(500)} a restart here`;
+  assert.equal(makeSnippet(inside, parseQuery("start")).includes("<<"), false);
+});
