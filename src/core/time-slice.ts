@@ -4,7 +4,7 @@
 import type { Yielder } from "./ports";
 
 /** A stretch of synchronous work this long is cut, so that together with one step it stays far below 100 ms. */
-export const SLICE_BUDGET_MS = 12;
+export const SLICE_BUDGET_MS = 8;
 
 export class TimeSlice {
   private readonly now: () => number;

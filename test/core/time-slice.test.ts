@@ -27,7 +27,7 @@ test("a real event loop runs timers between the slices of a long loop", async ()
   const slice = new TimeSlice(() => Date.now(), () => new Promise((resolve) => setImmediate(resolve)), 5);
   let ticks = 0;
   const timer = setInterval(() => (ticks += 1), 1);
-  const until = Date.now() + 60;
+  const until = Date.now() + 200;
   while (Date.now() < until) await slice.pause();
   clearInterval(timer);
   assert.ok(ticks >= 3, `timers ran ${ticks} times`);

@@ -90,6 +90,11 @@ export class MiniSearchWriter {
     return postings;
   }
 
+  /** Every posting list written through this writer (or found by it) still in the index. */
+  *postingLists(): IterableIterator<PostingList> {
+    for (const data of this.entries.values()) for (const postings of data.values()) yield postings;
+  }
+
   /** Every indexed document id, in no particular order. */
   ids(): IterableIterator<string> {
     return this.target._documentIds.values();

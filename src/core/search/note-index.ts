@@ -152,6 +152,14 @@ export class NoteIndex {
     });
   }
 
+  /** Gives back the spare room of posting lists grown during a bulk load, a slice at a time. */
+  async trim(pause: () => Promise<void>): Promise<void> {
+    for (const postings of this.writer.postingLists()) {
+      postings.trim();
+      await pause();
+    }
+  }
+
   /** False when the path was not indexed. */
   remove(path: string): boolean {
     if (!this.engine.has(path)) return false;

@@ -1,14 +1,20 @@
 // The postings of one term in one field, in place of the Map<shortId, frequency> MiniSearch keeps
 // there. A Map costs about 20 bytes an entry plus some 100 bytes a map, and the index holds millions
 // of entries in hundreds of thousands of maps, filled one hashed insert at a time; this list is a
-// plain array of small integers, appended to in order. It offers exactly the Map methods MiniSearch
-// calls on postings (get, set, has, delete, size, keys, entries, iteration), with the same results.
+// small array while short and an Int32Array (4 bytes a number) once long, appended to in order. It
+// offers exactly the Map methods MiniSearch calls on postings (get, set, has, delete, size, keys,
+// entries, iteration), with the same results.
 //
 // Layout: [id, tf, id, tf, …], ids ascending. A deleted entry keeps its id with tf 0 (MiniSearch
 // deletes while it iterates, so nothing may move then); the holes are squeezed out on a later append.
 
+/** Numbers kept in a plain array before moving to a typed one: most terms occur in a note or two. */
+const SMALL_NUMBERS = 16;
+
 export class PostingList {
-  private data: number[] = [];
+  private data: number[] | Int32Array = [];
+  /** Numbers of `data` in use (a typed array has spare room at its end). */
+  private used = 0;
   private live = 0;
   private holes = 0;
   /** Index of the pair last visited, so that get(id) right after iterating to id costs nothing. */
@@ -34,36 +40,31 @@ export class PostingList {
       this.delete(id);
       return this;
     }
-    const data = this.data;
-    if (data.length === 0 || data[data.length - 2]! < id) {
+    if (this.used === 0 || this.data[this.used - 2]! < id) {
       if (this.holes > 0 && this.holes >= this.live) this.compact();
-      data.push(id, frequency);
-      this.live += 1;
+      this.push(id, frequency);
       return this;
     }
     const at = this.find(id);
     if (at >= 0) {
-      if (data[at + 1] === 0) {
+      if (this.data[at + 1] === 0) {
         this.live += 1;
         this.holes -= 1;
       }
-      data[at + 1] = frequency;
+      this.data[at + 1] = frequency;
       return this;
     }
-    data.splice(-at - 1, 0, id, frequency);
-    this.live += 1;
+    this.insertAt(-at - 1, id, frequency);
     return this;
   }
 
   /** Adds an id larger than any present (the common case: ids grow as notes are added). */
   append(id: number, frequency: number): void {
-    const data = this.data;
-    if (data.length > 0 && data[data.length - 2]! >= id) {
+    if (this.used > 0 && this.data[this.used - 2]! >= id) {
       this.set(id, frequency);
       return;
     }
-    data.push(id, frequency);
-    this.live += 1;
+    this.push(id, frequency);
   }
 
   delete(id: number): boolean {
@@ -77,7 +78,7 @@ export class PostingList {
 
   *keys(): IterableIterator<number> {
     const data = this.data;
-    for (let at = 0; at < data.length; at += 2) {
+    for (let at = 0; at < this.used; at += 2) {
       if (data[at + 1] === 0) continue;
       this.cursor = at;
       yield data[at]!;
@@ -86,7 +87,7 @@ export class PostingList {
 
   *entries(): IterableIterator<[number, number]> {
     const data = this.data;
-    for (let at = 0; at < data.length; at += 2) {
+    for (let at = 0; at < this.used; at += 2) {
       if (data[at + 1] === 0) continue;
       this.cursor = at;
       yield [data[at]!, data[at + 1]!];
@@ -97,13 +98,54 @@ export class PostingList {
     return this.entries();
   }
 
+  /** Gives back the spare room of a typed array (after a bulk load). */
+  trim(): void {
+    if (this.data instanceof Int32Array && this.data.length > this.used) this.data = this.data.slice(0, this.used);
+  }
+
+  private push(id: number, frequency: number): void {
+    this.reserve(2);
+    this.data[this.used] = id;
+    this.data[this.used + 1] = frequency;
+    this.used += 2;
+    this.live += 1;
+  }
+
+  private insertAt(at: number, id: number, frequency: number): void {
+    this.reserve(2);
+    const data = this.data;
+    if (data instanceof Int32Array) data.copyWithin(at + 2, at, this.used);
+    else data.splice(at, 0, 0, 0);
+    data[at] = id;
+    data[at + 1] = frequency;
+    this.used += 2;
+    this.live += 1;
+  }
+
+  /** Makes room for `extra` more numbers, moving to a typed array once the list is long. */
+  private reserve(extra: number): void {
+    const needed = this.used + extra;
+    const data = this.data;
+    if (Array.isArray(data)) {
+      if (needed <= SMALL_NUMBERS) return;
+      const typed = new Int32Array(Math.max(needed, 2 * SMALL_NUMBERS));
+      for (let at = 0; at < this.used; at++) typed[at] = data[at]!;
+      this.data = typed;
+      return;
+    }
+    if (needed <= data.length) return;
+    const grown = new Int32Array(Math.max(needed, data.length * 2));
+    grown.set(data.subarray(0, this.used));
+    this.data = grown;
+  }
+
   /** The pair index of id, or -(insertion point) - 1 when absent. */
   private find(id: number): number {
     const data = this.data;
     const cursor = this.cursor;
-    if (data[cursor] === id && cursor < data.length) return cursor;
+    if (cursor < this.used && data[cursor] === id) return cursor;
     let low = 0;
-    let high = data.length / 2 - 1;
+    let high = this.used / 2 - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
       const value = data[2 * middle]!;
@@ -117,13 +159,14 @@ export class PostingList {
   private compact(): void {
     const data = this.data;
     let to = 0;
-    for (let from = 0; from < data.length; from += 2) {
+    for (let from = 0; from < this.used; from += 2) {
       if (data[from + 1] === 0) continue;
       data[to] = data[from]!;
       data[to + 1] = data[from + 1]!;
       to += 2;
     }
-    data.length = to;
+    if (Array.isArray(data)) data.length = to;
+    this.used = to;
     this.holes = 0;
     this.cursor = 0;
   }

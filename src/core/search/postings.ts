@@ -20,8 +20,8 @@ export interface PostingsChunk {
   lists: number[][];
 }
 
-/** Numbers per chunk: about 100 KB of JSON, parsed or merged in a few milliseconds. */
-export const CHUNK_NUMBERS = 25_000;
+/** Numbers per chunk: about 30 KB of JSON, parsed, merged or built in a few milliseconds. */
+export const CHUNK_NUMBERS = 8_000;
 
 /** Collects postings for one shard, then cuts them into chunks in term order. */
 export class PostingsBuilder {

@@ -30,8 +30,12 @@ import type {
 export const TEXT_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Files read ahead while earlier ones are parsed and indexed. */
 const READ_AHEAD = 12;
-/** A long build writes finished shards once this many notes' term vectors wait for their shard. */
-const FLUSH_PENDING = 1024;
+/**
+ * A long build writes finished shards once this many notes wait for theirs: their term vectors and
+ * parsed metadata are held until then. Files are ingested shard by shard, so flushing often costs
+ * nothing more: each shard is still written once.
+ */
+const FLUSH_PENDING = 256;
 const NAMED_PATHS_MAX = 20;
 
 export interface EngineOptions {
@@ -131,12 +135,21 @@ export class Engine implements VaultEngine {
   /** Brings the table, metadata and index in line with the files on disk. */
   async reconcile(snapshot: ReconcileReport["snapshot"] = "loaded"): Promise<ReconcileReport> {
     const current = await this.options.vault.listFiles();
+    // Each step is a pass over every file of a large vault: the event loop gets a turn in between.
+    await this.slice.yield();
     const manifest = new Map<string, { mtime: number; size: number }>();
     for (const record of this.records.values()) manifest.set(record.path, record);
+    await this.slice.yield();
     const plan = planReconcile(manifest, current);
+    await this.slice.yield();
     const byPath = new Map(current.map((stat) => [stat.path, stat]));
+    await this.slice.yield();
     this.options.metadata.setFiles(current.map((stat) => stat.path));
-    for (const path of plan.removed) this.drop(path);
+    await this.slice.yield();
+    for (const path of plan.removed) {
+      this.drop(path);
+      await this.slice.pause();
+    }
     // In shard order, so that a long build can write each finished shard and let its vectors go.
     const toIngest = [...plan.changed, ...plan.added]
       .map((path) => byPath.get(path))

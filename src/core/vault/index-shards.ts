@@ -3,7 +3,8 @@
 // can be loaded, checked, discarded or rewritten on its own. The manifest, written last, names the shard
 // files of one consistent snapshot by checksum: a shard that does not match it is not part of it.
 //
-// Shard sections: header, rows, metadata, then postings chunks (see ../search/postings.ts).
+// Shard sections: header, rows, metadata parts, then postings chunks (see ../search/postings.ts). Each
+// part is small, so decoding one never holds the event loop for long.
 import type { NoteFacts, TaskItem } from "../notes/structure";
 import { SnapshotError, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../search/snapshot";
 import { NOTE_INDEX_VERSION } from "../search/note-index";
@@ -11,7 +12,7 @@ import type { PostingsChunk } from "../search/postings";
 import type { TimeSlice } from "../time-slice";
 
 /** Bump when what a shard or the manifest holds changes: older snapshots are then rebuilt. */
-export const SNAPSHOT_VERSION = 3;
+export const SNAPSHOT_VERSION = 5;
 export const MANIFEST_KEY = "index";
 export const SHARD_COUNT = 128;
 const SHARD_KEY_PREFIX = "index-";
@@ -99,16 +100,18 @@ export interface ShardRow {
 export interface ShardContent {
   shard: number;
   rows: ShardRow[];
-  /** What the metadata port exported for the shard's notes, or null. */
-  metadata: unknown;
+  /** What the metadata port exported for the shard's notes, a few notes per part. */
+  metadata: unknown[];
   chunks: PostingsChunk[];
 }
 
-/** A shard file checked and split, its postings chunks parsed only when asked for. */
+/** A shard file checked and split, its metadata parts and postings chunks parsed only when asked for. */
 export interface DecodedShard {
   shard: number;
   rows: ShardRow[];
-  metadata: unknown;
+  metadataCount: number;
+  /** Parses metadata part i. */
+  metadata(i: number): unknown;
   chunkCount: number;
   /** Parses chunk i (unchecked JSON: the note index checks it against the rows). */
   chunk(i: number): unknown;
@@ -123,11 +126,15 @@ export async function encodeShard(content: ShardContent, slice: TimeSlice): Prom
       shard: content.shard,
       shards: SHARD_COUNT,
       docs: content.rows.length,
+      metadata: content.metadata.length,
       chunks: content.chunks.length,
     }),
     encodeJson(content.rows.map(packRow)),
-    encodeJson(content.metadata ?? null),
   ];
+  for (const part of content.metadata) {
+    await slice.pause();
+    sections.push(encodeJson(part));
+  }
   for (const chunk of content.chunks) {
     await slice.pause();
     sections.push(encodeJson([chunk.terms, chunk.lists]));
@@ -152,9 +159,11 @@ export function decodeShard(bytes: Uint8Array, expected: { shard: number; crc: n
   }
   if (header.shard !== expected.shard) throw new SnapshotError("format", `Shard file holds shard ${String(header.shard)}, not ${expected.shard}.`);
   const chunkCount = header.chunks;
-  if (!Number.isInteger(chunkCount) || sections.length !== 3 + (chunkCount as number)) {
+  const metadataCount = header.metadata;
+  if (!Number.isInteger(chunkCount) || !Number.isInteger(metadataCount) || sections.length !== 2 + (metadataCount as number) + (chunkCount as number)) {
     throw new SnapshotError("format", "Index shard has the wrong number of sections.");
   }
+  const chunksAt = 2 + (metadataCount as number);
   const rowsValue = decodeJson(sections[1], "rows");
   if (!Array.isArray(rowsValue) || rowsValue.length !== header.docs) throw new SnapshotError("format", "Index shard rows do not match its header.");
   const seen = new Set<string>();
@@ -165,13 +174,13 @@ export function decodeShard(bytes: Uint8Array, expected: { shard: number; crc: n
     seen.add(row.path);
     return row;
   });
-  const metadata = decodeJson(sections[2], "metadata");
   return {
     shard: expected.shard,
     rows,
-    metadata,
+    metadataCount: metadataCount as number,
+    metadata: (i) => decodeJson(sections[2 + i], "metadata"),
     chunkCount: chunkCount as number,
-    chunk: (i) => decodeJson(sections[3 + i], "postings"),
+    chunk: (i) => decodeJson(sections[chunksAt + i], "postings"),
   };
 }
 

@@ -54,6 +54,9 @@ export interface SnapshotLoad {
   discarded: string[];
 }
 
+/** Notes per metadata part of a shard: packed in a few milliseconds, some 30 KB of JSON. */
+const METADATA_PART_NOTES = 16;
+
 export interface SnapshotWrite {
   shards: number;
   bytes: number;
@@ -145,6 +148,7 @@ export class IndexSnapshots {
       }
     }
     if (discarded.length > 0) this.manifestDirty = true;
+    await state.index.trim(() => this.options.slice.pause());
     return { status: "loaded", discarded };
   }
 
@@ -160,11 +164,13 @@ export class IndexSnapshots {
 
   private async restore(state: SnapshotState, shard: DecodedShard): Promise<void> {
     const notes = shard.rows.filter((row) => row.facts !== undefined && row.path.toLowerCase().endsWith(".md")).map((row) => row.path);
-    if (shard.metadata !== null && state.metadata.importState && !state.metadata.importState(shard.metadata)) {
-      throw new SnapshotError("format", "Shard metadata is unreadable.");
-    }
     const indexed = shard.rows.filter((row) => row.lengths !== undefined);
     try {
+      for (let i = 0; i < shard.metadataCount; i++) {
+        await this.options.slice.pause();
+        const part = shard.metadata(i);
+        if (state.metadata.importState && !state.metadata.importState(part)) throw new SnapshotError("format", "Shard metadata is unreadable.");
+      }
       const load = state.index.loadShard(
         indexed.map((row) => row.path),
         indexed.map((row) => row.lengths),
@@ -251,8 +257,7 @@ export class IndexSnapshots {
       if (lost.length > 0) await this.options.reingest(lost);
     }
     // Captured without awaiting, as one consistent state; what is captured (records, facts, vectors,
-    // the old file's postings, exported metadata) is never changed in place, so building the file
-    // from it can yield.
+    // the old file's postings) is never changed in place, so building the file from it can yield.
     const generation = this.generation[shard]!;
     const paths = [...members].sort(comparePaths);
     if (paths.length === 0) {
@@ -293,9 +298,18 @@ export class IndexSnapshots {
       if (record.isNote && facts) notes.push(path);
       rows.push(row);
     }
-    const metadata = state.metadata.exportState?.(notes) ?? null;
-
     const slice = this.options.slice;
+    // Exporting packs each note's parsed metadata, too long to do for a whole shard at once. A note
+    // changed between two parts makes the shard dirty again (rewritten next time), and a start after a
+    // crash in between re-ingests it, its file being newer than its row.
+    const metadata: unknown[] = [];
+    if (state.metadata.exportState) {
+      for (let at = 0; at < notes.length; at += METADATA_PART_NOTES) {
+        metadata.push(state.metadata.exportState(notes.slice(at, at + METADATA_PART_NOTES)));
+        await slice.pause();
+      }
+    }
+
     const builder = new PostingsBuilder(FIELD_COUNT);
     for (const [number, vector] of vectors) {
       builder.addVector(number, vector);

@@ -7,13 +7,15 @@ type Operation =
   | { kind: "set"; id: number; frequency: number }
   | { kind: "append"; id: number; frequency: number }
   | { kind: "delete"; id: number }
-  | { kind: "deleteWhileIterating"; every: number };
+  | { kind: "deleteWhileIterating"; every: number }
+  | { kind: "trim" };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), id: fc.integer({ min: 0, max: 40 }), frequency: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ kind: fc.constant("append" as const), id: fc.integer({ min: 0, max: 40 }), frequency: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ kind: fc.constant("delete" as const), id: fc.integer({ min: 0, max: 40 }) }),
   fc.record({ kind: fc.constant("deleteWhileIterating" as const), every: fc.integer({ min: 1, max: 4 }) }),
+  fc.record({ kind: fc.constant("trim" as const) }),
 );
 
 /** What MiniSearch observes of a Map<number, number>, in the order it would see it. */
@@ -22,9 +24,9 @@ function observe(postings: Map<number, number> | PostingList): unknown {
   return { size: postings.size, keys: [...keys].sort((a, b) => a - b), entries: keys.map((key) => [key, postings.get(key)]).sort((a, b) => (a[0] as number) - (b[0] as number)) };
 }
 
-test("a PostingList answers every call MiniSearch makes exactly as a Map would", () => {
+test("a PostingList answers every call MiniSearch makes exactly as a Map would, short or long", () => {
   fc.assert(
-    fc.property(fc.array(operation, { maxLength: 80 }), (operations) => {
+    fc.property(fc.array(operation, { maxLength: 120 }), (operations) => {
       const map = new Map<number, number>();
       const list = new PostingList();
       for (const op of operations) {
@@ -32,6 +34,8 @@ test("a PostingList answers every call MiniSearch makes exactly as a Map would",
           map.set(op.id, op.frequency);
           if (op.kind === "set") list.set(op.id, op.frequency);
           else list.append(op.id, op.frequency);
+        } else if (op.kind === "trim") {
+          list.trim();
         } else if (op.kind === "delete") {
           assert.equal(list.delete(op.id), map.delete(op.id));
         } else {
@@ -60,4 +64,16 @@ test("iteration yields ids in ascending order and get follows it cheaply", () =>
   assert.deepEqual([...list], [[1, 10], [3, 30], [5, 50], [9, 90]]);
   for (const id of list.keys()) assert.equal(list.get(id), id * 10);
   assert.equal(list.get(4), undefined);
+});
+
+test("a long list appended in order holds every posting", () => {
+  const list = new PostingList();
+  for (let id = 0; id < 10_000; id += 3) list.append(id, (id % 7) + 1);
+  assert.equal(list.size, 3334);
+  assert.equal(list.get(2997), (2997 % 7) + 1);
+  assert.equal(list.get(2998), undefined);
+  list.trim();
+  assert.deepEqual([...list.keys()].slice(0, 3), [0, 3, 6]);
+  list.set(1, 5);
+  assert.deepEqual([...list.keys()].slice(0, 3), [0, 1, 3], "an id inserted in the middle keeps the order");
 });

@@ -76,7 +76,7 @@ function content(shard: number): ShardContent {
   const body = new Map([["do", 2], ["it", 1], ["here", 1]]);
   builder.addVector(0, { lengths: [1, 1, 0, 1, 3], terms: [new Map([["custom", 1]]), new Map([["alias", 1]]), new Map(), new Map([["a", 1]]), body] });
   builder.addVector(1, { lengths: [1, 0, 0, 0, 2], terms: [new Map([["board", 1]]), new Map(), new Map(), new Map(), new Map([["do", 1], ["here", 3]])] });
-  return { shard, rows, metadata: { format: "test", notes: { [note]: { links: [], cache: "{}" } } }, chunks: builder.chunks(2, 4) };
+  return { shard, rows, metadata: [{ format: "test", notes: { [note]: { links: [], cache: "{}" } } }, { format: "test", notes: {} }], chunks: builder.chunks(2, 4) };
 }
 
 test("a shard round-trips its rows, metadata and postings chunks", async () => {
@@ -85,7 +85,10 @@ test("a shard round-trips its rows, metadata and postings chunks", async () => {
   const decoded = decodeShard(bytes, { shard: 5, crc: snapshotChecksum(bytes)! });
   assert.deepEqual(decoded.rows, original.rows);
   assert.equal(decoded.rows[0]!.facts!.title, "Custom title");
-  assert.deepEqual(decoded.metadata, original.metadata);
+  assert.deepEqual(
+    Array.from({ length: decoded.metadataCount }, (_, i) => decoded.metadata(i)),
+    original.metadata,
+  );
   assert.equal(decoded.chunkCount, original.chunks.length);
   assert.deepEqual(
     Array.from({ length: decoded.chunkCount }, (_, i) => decoded.chunk(i)),
@@ -113,6 +116,7 @@ test("malformed rows are refused as format errors", async () => {
   const sections = decodeSnapshot(bytes);
   const rows = decodeJson(sections[1], "rows") as unknown[][];
   const withRows = (changed: unknown): Uint8Array => encodeSnapshot([sections[0]!, encodeJson(changed), ...sections.slice(2)]);
+  assert.equal(sections.length, 2 + 2 + content(5).chunks.length, "header, rows, two metadata parts, then the chunks");
   const first = rows[0]!;
   const cases: unknown[] = [
     [[...first.slice(0, 5)], ...rows.slice(1)],

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { deflateRawSync } from "node:zlib";
 import { NodeMetadata } from "../../../src/hosts/node/node-metadata";
 
 const EDGE_VAULT = "/work/shared/fixtures/edge-vault";
@@ -206,7 +207,7 @@ test("importState refuses a bad shape and keeps what it had", () => {
     "state",
     [],
     {},
-    { ...good, version: 2 },
+    { ...good, version: 99 },
     { ...good, format: "other" },
     { ...good, notes: [] },
     { ...good, notes: { "board.canvas": entry } },
@@ -222,14 +223,16 @@ test("importState refuses a bad shape and keeps what it had", () => {
 test("a packed cache that does not decode reads as an unparsed note", () => {
   const metadata = new NodeMetadata();
   metadata.setFiles(["a.md", "b.md"]);
+  const packed = (text: string): string => deflateRawSync(text).toString("base64");
   assert.equal(
     metadata.importState({
       format: "secondbrain-node-metadata",
-      version: 1,
-      notes: { "a.md": { links: ["b"], cache: "{not json" }, "b.md": { links: [], cache: '{"links":"x"}' } },
+      version: 2,
+      notes: { "a.md": { links: ["b"], cache: packed("{not json") }, "b.md": { links: [], cache: packed('{"links":"x"}') }, "c.md": { links: [], cache: "not base64 deflate" } },
     }),
     true,
   );
+  assert.equal(metadata.getCache("c.md"), null);
   assert.equal(metadata.getCache("a.md"), null);
   assert.equal(metadata.getCache("b.md"), null);
   assert.deepEqual(metadata.resolvedLinks()["a.md"], { "b.md": 1 });
