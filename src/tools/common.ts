@@ -51,9 +51,7 @@ export function page<T>(items: readonly T[], offset: number, limit: number): { t
   return { total: items.length, returned: slice.length, items: slice };
 }
 
-export function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
+export { isoTime as iso } from "../core/dates";
 
 export function hasAllTags(noteTags: readonly string[], wanted: readonly string[]): boolean {
   // A wanted parent tag matches nested tags too: `topic` matches `topic/knowledge`.

@@ -12,12 +12,12 @@ import { startHttpServer } from "../../src/http/server";
 import { createMcpRequestHandler } from "../../src/mcp/transport";
 import type { VaultDirectory } from "../../src/tools/types";
 import { runProcess, startBearerProxy, startCliServer, type ServerUnderTest } from "./harness";
+import { EDGE_VAULT } from "../support/vaults";
 
 const ROOT = path.resolve(__dirname, "../..");
 const CLI = path.join(ROOT, "dist/cli.js");
 const SUITE = path.join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const BASELINE = path.join(__dirname, "expected-failures.yml");
-const EDGE_VAULT = "/work/shared/fixtures/edge-vault";
 const TOKEN = "conformance-token-0123456789";
 
 const noVaults: VaultDirectory = {

@@ -1,18 +1,13 @@
 // SPEC §11: no log line contains note text or a token, whatever the tools are asked.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { startTestServer, type TestServer } from "../support/server";
-import { EDGE_VAULT, HELP_VAULT } from "../support/vaults";
+import { EDGE_VAULT, HELP_VAULT, vaultFiles } from "../support/vaults";
 
-function noteFiles(dir: string, base = dir): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    if (name.startsWith(".")) return [];
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return noteFiles(full, base);
-    return name.endsWith(".md") ? [path.relative(base, full).split(path.sep).join("/")] : [];
-  });
+function noteFiles(dir: string): string[] {
+  return vaultFiles(dir).filter((file) => file.endsWith(".md"));
 }
 
 /** Lines distinctive enough that finding one in a log can only mean note text leaked. */

@@ -16,6 +16,18 @@ function makeWritable(dir: string): void {
   }
 }
 
+/** Every visible file of a vault folder (no dot entries), vault-relative with "/", NFC, sorted. */
+export function vaultFiles(root: string, folder = ""): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(path.join(root, folder), { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const relative = folder === "" ? entry.name : `${folder}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...vaultFiles(root, relative));
+    else if (entry.isFile()) found.push(relative.normalize("NFC"));
+  }
+  return found.sort();
+}
+
 export interface TempVault {
   dir: string;
   dataDir: string;

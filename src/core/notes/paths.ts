@@ -62,6 +62,12 @@ export function isVisiblePath(path: string): boolean {
   return true;
 }
 
+/** Obsidian's getLinkpath: everything from the first `#` is a heading or block subpath. */
+export function stripSubpath(linktext: string): string {
+  const hash = linktext.indexOf("#");
+  return hash < 0 ? linktext : linktext.slice(0, hash);
+}
+
 export function basename(path: string): string {
   const slash = path.lastIndexOf("/");
   return slash < 0 ? path : path.slice(slash + 1);

@@ -5,7 +5,7 @@ import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
 import { resolveVaultPath, extname } from "../notes/paths";
-import { noteFacts, parseNote, stripBom, type NoteFacts } from "../notes/structure";
+import { countWords, noteFacts, parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { NoteIndex, type IndexDoc } from "../search/note-index";
 import type { DocVector } from "../search/postings";
 import { parseQuery } from "../search/query";
@@ -486,10 +486,6 @@ export function baseTitle(path: string): string {
   return dot > 0 ? name.slice(0, dot) : name;
 }
 
-function countWords(text: string): number {
-  const matches = text.match(/[\p{L}\p{N}]+/gu);
-  return matches ? matches.length : 0;
-}
 
 export function notFound(path: string, vault: string, note: boolean): ToolError {
   const what = note ? "Note" : "File";

@@ -1,9 +1,11 @@
 // The one write path (SPEC §8). Every mutation of a note goes through `write` or `remove`, in this
 // order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
 // atomic write, index update, history. Nothing else in the code base writes a note.
+import { formatMoment } from "../dates-format";
 import { ToolError } from "../errors";
 import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
+import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
 import type { Clock, Hasher, Logger, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
@@ -70,25 +72,15 @@ interface Current {
   encoding: NoteEncoding;
 }
 
-function pad(value: number): string {
-  return String(value).padStart(2, "0");
-}
-
 /** Local calendar date, as a user reads `updated: 2026-12-02` in their own time zone. */
 export function localDate(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return formatMoment(ms, "YYYY-MM-DD");
 }
 
 function localDateTime(ms: number): string {
-  const d = new Date(ms);
-  return `${localDate(ms)}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return formatMoment(ms, "YYYY-MM-DD[T]HH:mm:ss");
 }
 
-function stripSubpath(link: string): string {
-  const hash = link.indexOf("#");
-  return hash >= 0 ? link.slice(0, hash) : link;
-}
 
 export class WritePath {
   private readonly options: WritePathOptions;

@@ -7,11 +7,7 @@ import path from "node:path";
 import { ToolError } from "../../core/errors";
 import { contentHash, sameHash } from "../../core/notes/hash";
 import type { FileStat, Hasher, WritePort } from "../../core/ports";
-import { TEMP_FILE_PREFIX, type FsVault } from "./fs-vault";
-
-function isMissing(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: string }).code === "ENOENT";
-}
+import { TEMP_FILE_PREFIX, isMissing, type FsVault } from "./fs-vault";
 
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, "r");

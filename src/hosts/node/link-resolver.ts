@@ -2,7 +2,7 @@
 // MetadataCache.getLinkpathDest): the headless host must send every link where the editor sends it.
 // Pure TypeScript so it can move to src/core unchanged.
 
-import { basename, dirname, extname } from "../../core/notes/paths";
+import { basename, dirname, extname, stripSubpath } from "../../core/notes/paths";
 
 export type NewLinkFormat = "shortest" | "relative" | "absolute";
 
@@ -13,11 +13,7 @@ interface IndexedFile {
 
 const MD_SUFFIX = ".md";
 
-/** Obsidian's getLinkpath: everything from the first `#` is a heading or block subpath. */
-export function stripSubpath(linktext: string): string {
-  const hash = linktext.indexOf("#");
-  return hash < 0 ? linktext : linktext.slice(0, hash);
-}
+export { stripSubpath };
 
 /**
  * Joins a `./` or `../` linkpath to the (lowercased) source folder the way Obsidian does: `../`

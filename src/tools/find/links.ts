@@ -1,5 +1,5 @@
 // note_backlinks and note_related: the link graph around one note.
-import { resolveVaultPath } from "../../core/notes/paths";
+import { resolveVaultPath, stripSubpath } from "../../core/notes/paths";
 import type { CachedMetadata } from "../../core/notes/metadata";
 import type { VaultEngine } from "../../core/vault/types";
 import { limitField, pathField, requireNote, vaultField } from "../common";
@@ -14,10 +14,6 @@ interface OutgoingLink {
   candidates?: string[];
 }
 
-function stripSubpath(link: string): string {
-  const hash = link.indexOf("#");
-  return hash >= 0 ? link.slice(0, hash) : link;
-}
 
 function outgoingLinks(engine: VaultEngine, path: string, cache: CachedMetadata | null): OutgoingLink[] {
   if (!cache) return [];

@@ -7,6 +7,7 @@ import { PostingsBuilder, type DocVector } from "../../../src/core/search/postin
 import { parseQuery } from "../../../src/core/search/query";
 import { SnapshotError } from "../../../src/core/search/snapshot";
 import { tokenize } from "../../../src/core/search/tokenizer";
+import { HELP_VAULT } from "../../support/vaults";
 
 function doc(path: string, body: string, extra: Partial<IndexDoc> = {}): IndexDoc {
   const title = path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/, "");
@@ -285,7 +286,7 @@ test("a phrase with many candidates reads them in rank order only until the page
 });
 
 function readHelpVault(): Map<string, { text: string; doc: IndexDoc }> {
-  const root = "/work/shared/fixtures/obsidian-help-en";
+  const root = HELP_VAULT;
   const notes = new Map<string, { text: string; doc: IndexDoc }>();
   const walk = (folder: string): void => {
     for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {

@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CachedMetadata, Pos, Reference } from "../../../src/core/notes/metadata";
 import { NodeMetadata } from "../../../src/hosts/node/node-metadata";
+import { HELP_VAULT, vaultFiles } from "../../support/vaults";
 
-const HELP_VAULT = "/work/shared/fixtures/obsidian-help-en";
 const SNAPSHOT = join(__dirname, "help-vault-unresolved.json");
 
 type Category = "external-url" | "placeholder-example" | "image-attachment-not-shipped" | "missing-note";
@@ -16,18 +16,8 @@ interface UnresolvedEntry {
   category: Category;
 }
 
-function listVaultFiles(root: string, folder = ""): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
-    if (entry.name.startsWith(".")) continue;
-    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    if (entry.isDirectory()) found.push(...listVaultFiles(root, path));
-    else if (entry.isFile()) found.push(path.normalize("NFC"));
-  }
-  return found.sort();
-}
 
-const files = listVaultFiles(HELP_VAULT);
+const files = vaultFiles(HELP_VAULT);
 const notes = files.filter((path) => path.endsWith(".md"));
 const texts = new Map(notes.map((path) => [path, readFileSync(join(HELP_VAULT, path), "utf8")]));
 const metadata = new NodeMetadata();

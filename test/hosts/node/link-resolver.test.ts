@@ -1,24 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { LinkResolver } from "../../../src/hosts/node/link-resolver";
+import { EDGE_VAULT, vaultFiles } from "../../support/vaults";
 
-const EDGE_VAULT = "/work/shared/fixtures/edge-vault";
 
-function listVaultFiles(root: string, folder = ""): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
-    if (entry.name.startsWith(".")) continue;
-    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    if (entry.isDirectory()) found.push(...listVaultFiles(root, path));
-    else if (entry.isFile()) found.push(path.normalize("NFC"));
-  }
-  return found.sort();
-}
 
-const edgeFiles = listVaultFiles(EDGE_VAULT);
+const edgeFiles = vaultFiles(EDGE_VAULT);
 const edge = new LinkResolver(edgeFiles);
 const INDEX = "wiki/index.md";
 

@@ -1,27 +1,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { NodeMetadata } from "../../../src/hosts/node/node-metadata";
+import { EDGE_VAULT, vaultFiles } from "../../support/vaults";
 
-const EDGE_VAULT = "/work/shared/fixtures/edge-vault";
 const INDEX = "wiki/index.md";
 const ALPHA = "projects/alpha/plan.md";
 const BETA = "projects/beta/plan.md";
 
-function listVaultFiles(root: string, folder = ""): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(join(root, folder), { withFileTypes: true })) {
-    if (entry.name.startsWith(".")) continue;
-    const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
-    if (entry.isDirectory()) found.push(...listVaultFiles(root, path));
-    else if (entry.isFile()) found.push(path.normalize("NFC"));
-  }
-  return found.sort();
-}
 
-const edgeFiles = listVaultFiles(EDGE_VAULT);
+const edgeFiles = vaultFiles(EDGE_VAULT);
 const edgeNotes = edgeFiles.filter((path) => path.endsWith(".md"));
 const edgeTexts = new Map(edgeNotes.map((path) => [path, readFileSync(join(EDGE_VAULT, path), "utf8")]));
 
