@@ -48,8 +48,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | "help" {
     http: true,
     outDir: path.join(REPO_ROOT, "bench", "out"),
     vaultCache: path.join(REPO_ROOT, "bench", "out", "vaults"),
-    generator: "/work/shared/tools/gen-vault.mjs",
-    fixtures: "/work/shared/fixtures",
+    generator: path.join(REPO_ROOT, "..", "shared", "tools", "gen-vault.mjs"),
+    fixtures: path.join(REPO_ROOT, "..", "shared", "fixtures"),
     keep: false,
     childTimeoutMs: 900_000,
   };

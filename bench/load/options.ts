@@ -47,7 +47,7 @@ export function parseLoadOptions(argv: readonly string[]): LoadOptions | "help" 
     hotNotes: 4,
     outDir: path.join(REPO_ROOT, "bench", "out"),
     vaultCache: "",
-    generator: "/work/shared/tools/gen-vault.mjs",
+    generator: path.join(REPO_ROOT, "..", "shared", "tools", "gen-vault.mjs"),
     keep: false,
   };
   for (let i = 0; i < argv.length; i++) {
