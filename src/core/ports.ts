@@ -99,3 +99,15 @@ export interface WritePort {
   listHidden(folder: string): Promise<FileStat[]>;
   removeHidden(path: string): Promise<void>;
 }
+
+export interface HistoryMeta { tool: string; reason?: string; via?: string; user?: string }
+export interface HistoryEntry { id: string; short: string; when: number; author: string; message: string; via?: string; user?: string }
+export interface HistoryPort {
+  status(): { versioned: true } | { versioned: false; reason: string };
+  /** Commits the given vault paths as they are on disk now; resolves to the commit id, or null when nothing changed. Never throws for a write: the write path turns a rejection into a warning. */
+  commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null>;
+  /** Newest first; path null = whole vault. */
+  log(path: string | null, limit: number): Promise<HistoryEntry[]>;
+  /** The file's bytes at a revision (full or short id), or null when it did not exist there. */
+  readAt(path: string, revision: string): Promise<Uint8Array | null>;
+}

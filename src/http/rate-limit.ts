@@ -5,6 +5,9 @@ export interface RateLimit {
   burst: number;
 }
 
+/** Generous for one agent, yet a runaway client cannot monopolise the server. */
+export const DEFAULT_RATE_LIMIT: RateLimit = { perMinute: 3000, burst: 300 };
+
 export type RateVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 interface Bucket {

@@ -10,7 +10,7 @@ import { NoteIndex, type IndexDoc } from "../search/note-index";
 import type { DocVector } from "../search/postings";
 import { parseQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
-import type { Clock, FileStat, Hasher, IndexStore, LinkMap, Logger, MetadataPort, VaultPort, WritePort, Yielder } from "../ports";
+import type { Clock, FileStat, Hasher, HistoryPort, IndexStore, LinkMap, Logger, MetadataPort, VaultPort, WritePort, Yielder } from "../ports";
 import { WritePath } from "../write/write-path";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
@@ -49,6 +49,8 @@ export interface EngineOptions {
   yielder: Yielder;
   writer: WritePort;
   trashRetentionDays?: number;
+  /** The vault's private history (SPEC §9); absent when history is off. */
+  history?: HistoryPort;
 }
 
 export interface ReconcileReport {
@@ -88,6 +90,7 @@ export class Engine implements VaultEngine {
   private version = 0;
   private reverse: Map<string, Map<string, number>> | null = null;
   private reverseVersion = -1;
+  private progress: ((done: number, total: number) => void) | undefined;
 
   readonly writes: WritePath;
 
@@ -113,6 +116,10 @@ export class Engine implements VaultEngine {
       logger: options.logger,
       resolveLink: (linkpath, source) => options.metadata.getFirstLinkpathDest(linkpath, source),
       afterWrite: (paths) => this.applyChanges(paths),
+      commit: async (paths, message, meta) => {
+        const history = options.history;
+        if (history && history.status().versioned) await history.commit(paths, message, meta);
+      },
     });
   }
 
@@ -215,6 +222,19 @@ export class Engine implements VaultEngine {
     if (folderChanged) await this.reconcile();
   }
 
+  /**
+   * Re-ingests the given paths even when their size and mtime are unchanged: hosts whose metadata is
+   * parsed after the write (Obsidian's metadataCache) call this once the fresh metadata is there.
+   */
+  async reingest(paths: readonly string[]): Promise<void> {
+    await this.refresh(paths);
+  }
+
+  /** Other notes' links changed (a target appeared or vanished): derived link views are rebuilt. */
+  invalidateLinks(): void {
+    this.version += 1;
+  }
+
   /** Re-reads files whose indexed state was lost, as a change would (see IndexSnapshots). */
   private async refresh(paths: readonly string[]): Promise<void> {
     for (const path of paths) {
@@ -253,6 +273,35 @@ export class Engine implements VaultEngine {
       if (parsed && parsed.originalPath === path) copies.push({ trash: entry.path, when: parsed.when, bytes: entry.size });
     }
     return copies.sort((a, b) => b.when - a.when || (a.trash < b.trash ? 1 : -1));
+  }
+
+  /**
+   * Forgets everything indexed and the snapshot, then reads every file again (the reindex command).
+   * `progress` hears after each file how many of how many are done.
+   */
+  async rebuild(progress?: (done: number, total: number) => void): Promise<ReconcileReport> {
+    const started = this.options.clock.now();
+    for (const path of [...this.records.keys()]) {
+      this.drop(path);
+      await this.slice.pause();
+    }
+    await this.snapshots.discardAll();
+    this.progress = progress;
+    try {
+      const report = await this.reconcile("discarded");
+      report.duration_ms = this.options.clock.now() - started;
+      this.options.logger.log({ level: "info", event: "index_rebuilt", vault: this.name, ...report });
+      await this.persist();
+      return report;
+    } finally {
+      this.progress = undefined;
+    }
+  }
+
+  /** The bytes of one trash copy listed by trashCopies, or null when it was purged meanwhile. */
+  async readTrashCopy(trash: string): Promise<Uint8Array | null> {
+    if (!trash.startsWith(`${TRASH_FOLDER}/`) || trash.includes("..")) return null;
+    return this.options.writer.readHidden(trash);
   }
 
   /** Forgets the persisted snapshot so the next start rebuilds the index from the files. */
@@ -294,6 +343,7 @@ export class Engine implements VaultEngine {
       const read = reads.get(position);
       reads.delete(position);
       this.ingestBytes(stats[position]!, read ? await read : null);
+      this.progress?.(position + 1, stats.length);
       await this.slice.pause();
       await afterEach(position);
     }
@@ -395,6 +445,10 @@ export class Engine implements VaultEngine {
 
   metadata(): MetadataPort {
     return this.options.metadata;
+  }
+
+  history(): HistoryPort | null {
+    return this.options.history ?? null;
   }
 
   cache(path: string): CachedMetadata | null {

@@ -1,6 +1,6 @@
 // What tools, resources and prompts may ask of one vault. The engine implements it over the ports.
 import type { CachedMetadata } from "../notes/metadata";
-import type { FileStat, MetadataPort } from "../ports";
+import type { FileStat, HistoryPort, MetadataPort } from "../ports";
 import type { NoteFacts } from "../notes/structure";
 import type { WritePath } from "../write/write-path";
 
@@ -79,6 +79,9 @@ export interface VaultEngine extends VaultView {
   /** Resolves a path from outside (SPEC §6) and checks it stays inside the vault through symlinks. */
   resolve(input: string, options?: { note?: boolean }): Promise<{ path: string; stat: FileStat | null }>;
   trashCopies(path: string): Promise<Array<{ trash: string; when: number; bytes: number }>>;
+  readTrashCopy(trash: string): Promise<Uint8Array | null>;
+  /** The vault's history, or null when history is off; `status()` says whether it could be opened. */
+  history(): HistoryPort | null;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;

@@ -7,7 +7,7 @@ import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
-import type { Clock, Hasher, Logger, VaultPort, WritePort } from "../ports";
+import type { Clock, Hasher, HistoryMeta, Logger, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
 import { editFrontmatter } from "./frontmatter-edit";
 import { WriteLock } from "./lock";
@@ -30,6 +30,15 @@ export interface WriteOperation {
   /** Bookkeeping writes (link rewrites, tag rename, replace, restore) leave created/updated alone. */
   skip_touch?: boolean;
   allow_invalid_frontmatter?: boolean;
+  /** Who asked, for the history trailers: the MCP client (`clientInfo.name`) and the user. */
+  actor?: WriteActor;
+  /** Byte form of the result (BOM, CRLF); default: the current file's. A restore brings back its own. */
+  encoding?: NoteEncoding;
+}
+
+export interface WriteActor {
+  via?: string;
+  user?: string;
 }
 
 export interface WriteResult {
@@ -60,8 +69,8 @@ export interface WritePathOptions {
   resolveLink(linkpath: string, sourcePath: string): string | null;
   /** Brings the index and metadata up to date after a write; failures only warn. */
   afterWrite(paths: string[]): Promise<void>;
-  /** History commit (SPEC §9), when a history is configured. */
-  commit?(paths: string[], message: string, reason: string): Promise<void>;
+  /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
+  commit?(paths: string[], message: string, meta: HistoryMeta): Promise<unknown>;
 }
 
 interface Current {
@@ -200,10 +209,15 @@ export class WritePath {
       warnings.push(`The search index could not be updated (${error instanceof Error ? error.message : String(error)}); it will catch up on the next reconcile.`);
     }
     if (op.reason !== undefined && op.reason !== "" && this.options.commit) {
+      const meta: HistoryMeta = { tool: op.tool, reason: op.reason };
+      if (op.actor?.via !== undefined) meta.via = op.actor.via;
+      if (op.actor?.user !== undefined) meta.user = op.actor.user;
       try {
-        await this.options.commit(paths, `${op.tool}: ${op.path}`, op.reason);
+        await this.options.commit(paths, `${op.tool}: ${op.path}`, meta);
       } catch (error) {
-        warnings.push(`The change was written but not recorded in history (${error instanceof Error ? error.message : String(error)}).`);
+        const reason = error instanceof Error ? error.message : String(error);
+        this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason });
+        warnings.push(`The change was written but not recorded in history (${reason}); the trash copy still holds the previous version.`);
       }
     }
   }
@@ -216,13 +230,15 @@ export class WritePath {
       let next = op.transform(current.text);
       const warnings = this.guard(op, current.text, next);
       if (!op.skip_touch && next !== current.text) next = this.touch(next, creating);
-      const bytes = encodeNote(next, current.encoding);
+      const encoding = op.encoding ?? current.encoding;
+      const bytes = encodeNote(next, encoding);
+      const reencoded = current.exists && (encoding.bom !== current.encoding.bom || encoding.crlf !== current.encoding.crlf);
       const result: WriteResult = {
         vault: this.options.vault,
         path: op.path,
         created: creating,
         dry_run: op.dry_run,
-        changed: next !== current.text,
+        changed: next !== current.text || reencoded,
         hash_before: current.hash,
         content_hash: this.hash(bytes),
         bytes: bytes.byteLength,
@@ -257,7 +273,7 @@ export class WritePath {
   }
 
   /** Deletes a note after copying it to the trash; the hash, when given, must still match. */
-  async remove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean; reason?: string }): Promise<WriteResult> {
+  async remove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
     return this.lock.run(async () => {
       const current = await this.readCurrent(op.path);
       this.checkExpectations({ ...op, mode: "update", transform: (text) => text ?? "" }, current);
@@ -293,7 +309,7 @@ export class WritePath {
   }
 
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */
-  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string }): Promise<WriteResult> {
+  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
     return this.lock.run(async () => {
       const stat = await this.options.reader.stat(op.path);
       const before = stat ? await this.options.reader.readBytes(op.path) : null;

@@ -2,6 +2,7 @@
 // order. The CLI is a thin shell around this; end-to-end tests start it the same way.
 import { UserStore, type UserRecord } from "../../auth/users";
 import { buildHealth } from "../../http/health";
+import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
 import { createMcpRequestHandler, type McpRequestHandler } from "../../mcp/transport";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
@@ -31,8 +32,7 @@ export interface HeadlessOptions {
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
 
-/** Generous for one agent, yet a runaway client cannot monopolise the server. */
-export const DEFAULT_RATE_LIMIT = { perMinute: 3000, burst: 300 } as const;
+export { DEFAULT_RATE_LIMIT };
 
 export class HeadlessServer {
   readonly hosts: NodeVaultHost[];

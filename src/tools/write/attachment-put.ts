@@ -8,7 +8,7 @@ import type { VaultEngine } from "../../core/vault/types";
 import { normalizeFolder, vaultField } from "../common";
 import { boolean, object, string, withDefault } from "../schema";
 import { defineTool } from "../types";
-import { dryRunField, reasonField, REPLACES_NOTE, writeResult } from "./common";
+import { actorOf, dryRunField, reasonField, REPLACES_NOTE, writeResult } from "./common";
 
 export const MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024;
 export const ATTACHMENT_EXTENSIONS: readonly string[] = [
@@ -164,6 +164,7 @@ export const attachmentPut = defineTool({
     const result = await engine.writes.writeBinary({
       path,
       tool: "attachment_put",
+      actor: actorOf(ctx),
       bytes,
       overwrite: args.overwrite,
       dry_run: args.dry_run,

@@ -7,7 +7,7 @@ import { editFrontmatter } from "../../core/write/frontmatter-edit";
 import { vaultField } from "../common";
 import { object, optional, string, stringList } from "../schema";
 import { defineTool } from "../types";
-import { reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { slugify } from "./note-from-template";
 
 export const INBOX_FOLDER = "inbox/";
@@ -89,6 +89,7 @@ export const capture = defineTool({
         const result = await engine.writes.write({
           path,
           tool: "capture",
+          actor: actorOf(ctx),
           mode: "create",
           dry_run: false,
           ...(args.reason !== undefined ? { reason: args.reason } : {}),

@@ -1,8 +1,8 @@
 // Arguments and annotations shared by the write tools, so `dry_run`, `reason` and `content_hash` mean
 // the same everywhere.
-import type { WriteResult } from "../../core/write/write-path";
+import type { WriteActor, WriteResult } from "../../core/write/write-path";
 import { boolean, optional, string, withDefault } from "../schema";
-import type { ToolAnnotations } from "../types";
+import type { ToolAnnotations, ToolContext } from "../types";
 
 export const dryRunField = withDefault(boolean({ description: "Show the diff without writing anything." }), false);
 export const reasonField = optional(
@@ -39,4 +39,11 @@ export const REPLACES_NOTE: ToolAnnotations = {
 /** The common write result of SPEC §8 step 7, as a plain object for structuredContent. */
 export function writeResult(result: WriteResult, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...result, ...extra };
+}
+
+/** The caller, as the history's `Via:` and `User:` trailers name it. */
+export function actorOf(ctx: ToolContext): WriteActor {
+  const actor: WriteActor = { user: ctx.user.name };
+  if (ctx.clientName !== undefined && ctx.clientName !== "") actor.via = ctx.clientName;
+  return actor;
 }

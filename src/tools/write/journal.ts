@@ -11,7 +11,7 @@ import type { VaultEngine } from "../../core/vault/types";
 import { iso, normalizeFolder, vaultField } from "../common";
 import { boolean, integer, object, optional, string, withDefault } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
-import { dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { fillTemplate, readTemplateText, templateSettings } from "./note-from-template";
 
 export const MAX_RANGE_DAYS = 366;
@@ -170,6 +170,7 @@ export const journal = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "journal(append)",
+      actor: actorOf(ctx),
       mode: "upsert",
       dry_run: args.dry_run,
       ...(args.reason !== undefined ? { reason: args.reason } : {}),

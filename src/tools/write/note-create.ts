@@ -2,7 +2,7 @@
 import { pathField, vaultField } from "../common";
 import { boolean, object, withDefault } from "../schema";
 import { defineTool } from "../types";
-import { contentField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, contentField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { resolveNoteTarget, toLf } from "./edit-common";
 
 export const noteCreate = defineTool({
@@ -27,6 +27,7 @@ export const noteCreate = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "note_create",
+      actor: actorOf(ctx),
       mode: args.overwrite ? "upsert" : "create",
       dry_run: args.dry_run,
       reason: args.reason,

@@ -2,7 +2,7 @@
 import { pathField, vaultField } from "../common";
 import { object } from "../schema";
 import { defineTool } from "../types";
-import { contentHashField, dryRunField, reasonField, REPLACES_NOTE, writeResult } from "./common";
+import { actorOf, contentHashField, dryRunField, reasonField, REPLACES_NOTE, writeResult } from "./common";
 import { missingNote, resolveNoteTarget } from "./edit-common";
 
 export const noteDelete = defineTool({
@@ -18,7 +18,7 @@ export const noteDelete = defineTool({
     const { path, stat } = await resolveNoteTarget(engine, args.path);
     if (!stat) throw missingNote(path, engine.name, "Nothing was deleted. Check the path with note_search or note_list.");
     const linkedFrom = [...engine.incoming(path).keys()].filter((source) => source !== path).sort();
-    const result = await engine.writes.remove({ path, tool: "note_delete", expected_hash: args.content_hash, dry_run: args.dry_run, reason: args.reason });
+    const result = await engine.writes.remove({ path, tool: "note_delete", actor: actorOf(ctx), expected_hash: args.content_hash, dry_run: args.dry_run, reason: args.reason });
     if (linkedFrom.length > 0) {
       const shown = linkedFrom.slice(0, 20).join(", ") + (linkedFrom.length > 20 ? `, and ${linkedFrom.length - 20} more` : "");
       result.warnings.push(

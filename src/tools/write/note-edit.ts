@@ -4,7 +4,7 @@ import { ToolError } from "../../core/errors";
 import { pathField, vaultField } from "../common";
 import { boolean, object, string, withDefault } from "../schema";
 import { defineTool } from "../types";
-import { contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { missingNote, resolveNoteTarget, toLf } from "./edit-common";
 
 const MAX_LINES_LISTED = 20;
@@ -108,6 +108,7 @@ export const noteEdit = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "note_edit",
+      actor: actorOf(ctx),
       mode: "update",
       expected_hash: args.content_hash,
       dry_run: args.dry_run,

@@ -9,7 +9,7 @@ import type { VaultEngine } from "../../core/vault/types";
 import { normalizeFolder, vaultField } from "../common";
 import { object, optional, record, string } from "../schema";
 import { defineTool } from "../types";
-import { dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 
 export const DEFAULT_TEMPLATES_FOLDER = "templates/";
 const DEFAULT_DATE_FORMAT = "YYYY-MM-DD";
@@ -236,6 +236,7 @@ export const noteFromTemplate = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "note_from_template",
+      actor: actorOf(ctx),
       mode: "create",
       dry_run: args.dry_run,
       ...(args.reason !== undefined ? { reason: args.reason } : {}),

@@ -6,7 +6,7 @@ import { editFrontmatter, type FrontmatterChange } from "../../core/write/frontm
 import { pathField, vaultField } from "../common";
 import { object, optional, record, stringList } from "../schema";
 import { defineTool } from "../types";
-import { contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { missingNote, resolveNoteTarget } from "./edit-common";
 
 export interface FrontmatterRequest {
@@ -163,6 +163,7 @@ export const noteFrontmatter = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "note_frontmatter",
+      actor: actorOf(ctx),
       mode: "update",
       expected_hash: args.content_hash,
       dry_run: args.dry_run,

@@ -5,7 +5,7 @@ import { parseNote } from "../../core/notes/structure";
 import { pathField, vaultField } from "../common";
 import { boolean, object, optional, string, withDefault } from "../schema";
 import { defineTool } from "../types";
-import { contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { missingNote, resolveNoteTarget } from "./edit-common";
 
 function sectionMode(value: string): SectionEditMode {
@@ -46,6 +46,7 @@ export const noteSectionEdit = defineTool({
     const result = await engine.writes.write({
       path,
       tool: `note_section_edit(${mode})`,
+      actor: actorOf(ctx),
       mode: args.create ? "upsert" : "update",
       expected_hash: args.content_hash,
       dry_run: args.dry_run,

@@ -5,6 +5,7 @@ import { pathField, vaultField } from "../common";
 import { boolean, object, string, withDefault } from "../schema";
 import { defineTool } from "../types";
 import {
+  actorOf,
   allowInvalidFrontmatterField,
   contentField,
   dryRunField,
@@ -59,6 +60,7 @@ export const noteWrite = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "note_write",
+      actor: actorOf(ctx),
       mode: "update",
       expected_hash: args.content_hash,
       dry_run: args.dry_run,

@@ -5,7 +5,7 @@ import { noteFacts, parseNote, stripBom, type TaskItem } from "../../core/notes/
 import { pathField, vaultField } from "../common";
 import { boolean, integer, object, optional, string } from "../schema";
 import { defineTool } from "../types";
-import { contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
+import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 
 const MAX_LISTED = 20;
 const SHOWN_LINE = 80;
@@ -116,6 +116,7 @@ export const taskToggle = defineTool({
     const result = await engine.writes.write({
       path,
       tool: "task_toggle",
+      actor: actorOf(ctx),
       mode: "update",
       dry_run: args.dry_run,
       ...(args.content_hash !== undefined ? { expected_hash: args.content_hash } : {}),
