@@ -7,7 +7,7 @@ import type { CachedMetadata, Pos } from "../../core/notes/metadata";
 import { basename, extname } from "../../core/notes/paths";
 import { parseNote, stripBom } from "../../core/notes/structure";
 import type { LinkMap, MetadataPort } from "../../core/ports";
-import { LinkResolver, stripSubpath } from "./link-resolver";
+import { LinkResolver, stripSubpath } from "../../core/notes/link-resolver";
 
 const STATE_FORMAT = "secondbrain-node-metadata";
 const STATE_VERSION = 2;

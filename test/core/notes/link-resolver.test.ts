@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { LinkResolver } from "../../../src/hosts/node/link-resolver";
+import { LinkResolver } from "../../../src/core/notes/link-resolver";
 import { EDGE_VAULT, vaultFiles } from "../../support/vaults";
 
 

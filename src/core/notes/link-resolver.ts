@@ -1,8 +1,8 @@
 // Obsidian's link resolution (obsidian-api.md §6, checked against the de-minified
-// MetadataCache.getLinkpathDest): the headless host must send every link where the editor sends it.
-// Pure TypeScript so it can move to src/core unchanged.
+// MetadataCache.getLinkpathDest): the headless host must send every link where the editor sends it,
+// and the plugin host uses it to list every candidate of an ambiguous link.
 
-import { basename, dirname, extname, stripSubpath } from "../../core/notes/paths";
+import { basename, dirname, extname, stripSubpath } from "./paths";
 
 export type NewLinkFormat = "shortest" | "relative" | "absolute";
 
