@@ -74,3 +74,19 @@ for (const layer of ["src/core", "src/tools"]) {
     assert.deepEqual(offending, []);
   });
 }
+
+test("only src/hosts/obsidian imports obsidian at run time", () => {
+  const offending: string[] = [];
+  for (const file of sourceFiles(path.join(root, "src"))) {
+    const relative = path.relative(root, file);
+    if (relative.startsWith(path.join("src", "hosts", "obsidian") + path.sep)) continue;
+    for (const specifier of runtimeImports(readFileSync(file, "utf8"))) {
+      if (moduleName(specifier) === "obsidian" || moduleName(specifier) === "electron") offending.push(`${relative} imports ${specifier}`);
+    }
+  }
+  assert.deepEqual(offending, []);
+  assert.ok(
+    sourceFiles(path.join(root, "src", "hosts", "obsidian")).some((file) => runtimeImports(readFileSync(file, "utf8")).includes("obsidian")),
+    "the Obsidian host imports obsidian",
+  );
+});

@@ -1,0 +1,69 @@
+// metadataCache parses a written note asynchronously (obsidian-api.md §5): `changed` for the file,
+// `resolve` for every file whose links were recomputed, then `resolved`. A tool result that reports
+// the note's structure or links must wait for that, or it would describe the previous version.
+import type { App, EventRef, TAbstractFile } from "obsidian";
+
+/** Long enough for a large note on a slow machine; after it the result uses what is cached. */
+export const METADATA_WAIT_MS = 5000;
+
+interface Waiter {
+  path: string;
+  changed: boolean;
+  resolve: () => void;
+  timer: number;
+}
+
+export class MetadataWaiter {
+  private readonly app: App;
+  private readonly waiters = new Set<Waiter>();
+  private readonly refs: EventRef[] = [];
+  private readonly timeoutMs: number;
+
+  constructor(app: App, timeoutMs = METADATA_WAIT_MS) {
+    this.app = app;
+    this.timeoutMs = timeoutMs;
+    this.refs.push(
+      app.metadataCache.on("changed", (file: TAbstractFile) => {
+        for (const waiter of this.waiters) if (waiter.path === file.path) waiter.changed = true;
+      }),
+      app.metadataCache.on("resolved", () => {
+        for (const waiter of [...this.waiters]) if (waiter.changed) this.settle(waiter);
+      }),
+      app.metadataCache.on("deleted", (file: TAbstractFile) => {
+        for (const waiter of [...this.waiters]) if (waiter.path === file.path) this.settle(waiter);
+      }),
+    );
+  }
+
+  /**
+   * Call before the write: the promise settles once the metadata of `path` was recomputed and the
+   * link maps were resolved again, or after the timeout. It never rejects.
+   */
+  expect(path: string): { done: Promise<void>; cancel: () => void } {
+    let waiter: Waiter | undefined;
+    const done = new Promise<void>((resolve) => {
+      waiter = { path, changed: false, resolve, timer: 0 };
+      const registered = waiter;
+      registered.timer = window.setTimeout(() => this.settle(registered), this.timeoutMs);
+      this.waiters.add(registered);
+    });
+    return {
+      done,
+      cancel: () => {
+        if (waiter) this.settle(waiter);
+      },
+    };
+  }
+
+  private settle(waiter: Waiter): void {
+    if (!this.waiters.delete(waiter)) return;
+    window.clearTimeout(waiter.timer);
+    waiter.resolve();
+  }
+
+  detach(): void {
+    for (const ref of this.refs) this.app.metadataCache.offref(ref);
+    this.refs.length = 0;
+    for (const waiter of [...this.waiters]) this.settle(waiter);
+  }
+}

@@ -1,0 +1,272 @@
+// The plugin: settings in data.json, the vault hosts and server started at layout-ready, the
+// settings tab, commands and status bar. Everything it starts, onunload stops.
+import { Notice, Plugin, type TFile } from "obsidian";
+import { restoreVersion } from "../../core/write/restore";
+import { TRASH_FOLDER } from "../../core/write/trash";
+import { nodeHasher } from "../node/services";
+import { FuzzySuggestModal, type App } from "obsidian";
+import { CLIENT_KINDS, CLIENT_LABELS, clientConfig, type ClientKind } from "../../mcp/client-config";
+import { copyToClipboard } from "./clipboard";
+import { ConnectionInfoModal, describeState } from "./info-modal";
+import { PluginLogger } from "./plugin-logger";
+import { PluginServer, type ServerState } from "./plugin-server";
+import { RestoreModal, type RestoreCandidate } from "./restore-modal";
+import { readSettings, type PluginSettings } from "./settings";
+import { SecondBrainSettingTab, type PluginControls } from "./settings-tab";
+import { StatusBar } from "./status-bar";
+import type { ObsidianVaultHost } from "./vault-host";
+
+class ClientPickerModal extends FuzzySuggestModal<ClientKind> {
+  private readonly choose: (kind: ClientKind) => void;
+
+  constructor(app: App, choose: (kind: ClientKind) => void) {
+    super(app);
+    this.choose = choose;
+    this.setPlaceholder("Copy the configuration for…");
+  }
+
+  getItems(): ClientKind[] {
+    return [...CLIENT_KINDS];
+  }
+
+  getItemText(kind: ClientKind): string {
+    return CLIENT_LABELS[kind];
+  }
+
+  onChooseItem(kind: ClientKind): void {
+    this.choose(kind);
+  }
+}
+
+export class SecondBrainPlugin extends Plugin implements PluginControls {
+  config!: PluginSettings;
+  readonly freshTokens = new Map<string, string>();
+  private server: PluginServer | null = null;
+  private logger!: PluginLogger;
+  private statusBar: StatusBar | null = null;
+  /** Settles when the vaults are open and the server has had its chance to start. */
+  ready: Promise<void> = Promise.resolve();
+
+  override async onload(): Promise<void> {
+    this.config = readSettings(await this.loadData());
+    this.logger = new PluginLogger({
+      adapter: this.app.vault.adapter,
+      auditPath: () => (this.config.audit.enabled ? `${this.pluginDir}/${this.config.audit.file}` : null),
+    });
+    this.server = this.createServer();
+    this.statusBar = new StatusBar(this.addStatusBarItem());
+    this.register(this.logger.onRecord((record) => this.statusBar?.record(record)));
+    this.addSettingTab(new SecondBrainSettingTab(this.app, this, this));
+    this.registerCommands();
+    let markReady: () => void = () => undefined;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    // Startup work waits for the layout: the vault fires `create` for every file before it.
+    this.app.workspace.onLayoutReady(() => {
+      void this.openAndServe().finally(markReady);
+    });
+  }
+
+  override onunload(): void {
+    const server = this.server;
+    this.server = null;
+    // Obsidian does not await onunload: the port is released synchronously by close(), and the index
+    // snapshots are written in the background.
+    void server?.close().catch((error: unknown) => console.warn("[secondbrain-mcp] shutdown:", error instanceof Error ? error.message : String(error)));
+  }
+
+  private get pluginDir(): string {
+    return this.manifest.dir ?? `${this.app.vault.configDir}/plugins/${this.manifest.id}`;
+  }
+
+  private createServer(): PluginServer {
+    const server = new PluginServer({
+      app: this.app,
+      pluginDir: this.pluginDir,
+      version: this.manifest.version,
+      logger: this.logger,
+      hasher: nodeHasher,
+      clock: { now: () => Date.now() },
+      yielder: () => new Promise((resolve) => window.setTimeout(resolve, 0)),
+      settings: () => this.config,
+    });
+    server.onState((state) => this.statusBar?.setState(state));
+    return server;
+  }
+
+  private async openAndServe(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    try {
+      await server.openVaults();
+    } catch (error) {
+      new Notice(`Second Brain MCP could not open the vault: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    if (this.config.server.enabled) await this.startServer();
+  }
+
+  // ---- PluginControls (settings tab) ------------------------------------------------------
+
+  async saveSettings(): Promise<void> {
+    await this.saveData(this.config);
+  }
+
+  serverState(): ServerState {
+    return this.server?.state ?? { kind: "stopped" };
+  }
+
+  onServerState(listener: (state: ServerState) => void): () => void {
+    return this.server?.onState(listener) ?? (() => undefined);
+  }
+
+  async startServer(): Promise<void> {
+    const state = await this.server?.start();
+    if (state?.kind === "failed") new Notice(`Second Brain MCP: ${state.reason}`, 10_000);
+  }
+
+  async stopServer(): Promise<void> {
+    await this.server?.stop();
+  }
+
+  async restartServer(): Promise<void> {
+    if (this.serverState().kind !== "running") return;
+    await this.stopServer();
+    await this.startServer();
+  }
+
+  async reopenVaults(): Promise<void> {
+    const wasRunning = this.serverState().kind === "running";
+    await this.server?.close();
+    this.server = this.createServer();
+    await this.server.openVaults();
+    if (wasRunning || this.config.server.enabled) await this.startServer();
+  }
+
+  usersChanged(): void {
+    this.server?.reloadUsers();
+  }
+
+  endpoint(): string {
+    const state = this.serverState();
+    if (state.kind === "running") return state.url;
+    const host = this.config.server.host.includes(":") ? `[${this.config.server.host}]` : this.config.server.host;
+    return `http://${host}:${this.config.server.port}/mcp`;
+  }
+
+  // ---- commands ----------------------------------------------------------------------------
+
+  private registerCommands(): void {
+    this.addCommand({
+      id: "reindex-vault",
+      name: "Reindex vault",
+      callback: () => void this.reindex(),
+    });
+    this.addCommand({
+      id: "restore-note-version",
+      name: "Restore a previous version of the active note",
+      checkCallback: (checking) => {
+        const file = this.app.workspace.getActiveFile();
+        const held = file ? this.hostOf(file) : null;
+        if (!file || !held) return false;
+        if (!checking) void this.openRestore(file, held.host, held.path);
+        return true;
+      },
+    });
+    this.addCommand({
+      id: "copy-client-config",
+      name: "Copy MCP client configuration",
+      callback: () => {
+        new ClientPickerModal(this.app, (kind) => {
+          const token = [...this.freshTokens.values()][0];
+          void copyToClipboard(clientConfig(kind, this.endpoint(), token).text, `the ${CLIENT_LABELS[kind]} configuration`);
+          if (token === undefined) new Notice("It carries a placeholder where the token goes: paste a token from the settings tab there.");
+        }).open();
+      },
+    });
+    this.addCommand({
+      id: "start-server",
+      name: "Start server",
+      checkCallback: (checking) => {
+        if (!this.server || this.serverState().kind === "running") return false;
+        if (!checking) void this.startServer();
+        return true;
+      },
+    });
+    this.addCommand({
+      id: "stop-server",
+      name: "Stop server",
+      checkCallback: (checking) => {
+        if (this.serverState().kind !== "running") return false;
+        if (!checking) void this.stopServer().then(() => new Notice("Second Brain MCP: server stopped."));
+        return true;
+      },
+    });
+    this.addCommand({
+      id: "show-connection-info",
+      name: "Show connection info",
+      callback: () => {
+        new ConnectionInfoModal(this.app, this.serverState(), this.endpoint(), [...this.freshTokens.values()][0]).open();
+      },
+    });
+  }
+
+  /** The narrowest vault host holding a file, with the file's path in it. */
+  private hostOf(file: TFile): { host: ObsidianVaultHost; path: string } | null {
+    let best: { host: ObsidianVaultHost; path: string } | null = null;
+    for (const host of this.server?.vaultHosts() ?? []) {
+      const relative = host.scope.fromVault(file.path);
+      if (relative !== null && (!best || host.scope.prefix.length > best.host.scope.prefix.length)) best = { host, path: relative };
+    }
+    return best;
+  }
+
+  private async reindex(): Promise<void> {
+    const hosts = this.server?.vaultHosts() ?? [];
+    if (hosts.length === 0) {
+      new Notice("Second Brain MCP: the vault is not open yet. Try again in a moment.");
+      return;
+    }
+    const notice = new Notice("Reindexing…", 0);
+    const started = Date.now();
+    let files = 0;
+    try {
+      for (const host of hosts) {
+        const report = await host.rebuild((done, total) => {
+          if (done === total || done % 200 === 0) notice.setMessage(`Reindexing ${host.name}: ${done} of ${total} files`);
+        });
+        files += report.reingested;
+      }
+      notice.setMessage(`Reindexed ${files} files in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+    } catch (error) {
+      notice.setMessage(`Reindexing failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    window.setTimeout(() => notice.hide(), 5000);
+  }
+
+  private async openRestore(file: TFile, host: ObsidianVaultHost, path: string): Promise<void> {
+    const copies = await host.engine.trashCopies(path);
+    const current = file.stat.size;
+    const candidates: RestoreCandidate[] = copies.map((copy) => ({ id: copy.trash, source: "trash", when: copy.when, bytes: copy.bytes, delta: copy.bytes - current }));
+    if (candidates.length === 0) {
+      new Notice(`No earlier version of ${file.name}: a copy is kept each time a tool changes it.`);
+      return;
+    }
+    new RestoreModal(this.app, file.path, candidates, (candidate) => void this.restore(host, path, candidate)).open();
+  }
+
+  private async restore(host: ObsidianVaultHost, path: string, candidate: RestoreCandidate): Promise<void> {
+    const bytes = await host.engine.readTrashCopy(candidate.id);
+    if (!bytes) {
+      new Notice("That version is gone (its trash copy was purged). Pick another one.");
+      return;
+    }
+    try {
+      const result = await restoreVersion(host.engine.writes, { path, bytes, source: candidate.source, reason: "restore command" });
+      new Notice(result.changed ? `Restored ${path}. The replaced version was kept in ${result.trash ?? TRASH_FOLDER}.` : `${path} already has that content.`);
+    } catch (error) {
+      new Notice(`Restoring ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+export { describeState };

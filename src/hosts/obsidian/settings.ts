@@ -1,0 +1,132 @@
+// The plugin's settings as stored in data.json. Tokens are kept only as SHA-256 hashes: a plaintext
+// token exists in memory for the one time it is shown. Whatever data.json holds is checked field by
+// field, so a hand edit with a typo falls back to the default for that field instead of breaking.
+import { isTokenHash } from "../../auth/tokens";
+import type { UserRecord } from "../../auth/users";
+import { VAULT_NAME } from "../../core/vault/directory";
+import { DEFAULT_TRASH_RETENTION_DAYS } from "../../core/write/trash";
+import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
+
+// The headless server defaults to 27125, so both can run on one machine.
+export const DEFAULT_PORT = 27126;
+export const DEFAULT_BIND = "127.0.0.1";
+export const DEFAULT_VAULT_NAME = "default";
+export const DEFAULT_AUDIT_FILE = "audit.jsonl";
+
+export interface StoredUser extends UserRecord {
+  /** Milliseconds since the epoch; shown in the users list. */
+  created: number;
+}
+
+export interface VaultSetting {
+  name: string;
+  /** Folder of the Obsidian vault; "" is the whole vault. */
+  folder: string;
+}
+
+export interface PluginSettings {
+  server: { enabled: boolean; port: number; host: string };
+  users: StoredUser[];
+  /** Besides `default`, the whole vault, which always exists. */
+  vaults: VaultSetting[];
+  defaultVault: string;
+  limits: { maxResponseBytes: number; rateLimitPerMinute: number; rateLimitBurst: number; trashRetentionDays: number };
+  audit: { enabled: boolean; file: string };
+}
+
+export function defaultSettings(): PluginSettings {
+  return {
+    server: { enabled: true, port: DEFAULT_PORT, host: DEFAULT_BIND },
+    users: [],
+    vaults: [],
+    defaultVault: DEFAULT_VAULT_NAME,
+    limits: {
+      maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+      rateLimitPerMinute: DEFAULT_RATE_LIMIT.perMinute,
+      rateLimitBurst: DEFAULT_RATE_LIMIT.burst,
+      trashRetentionDays: DEFAULT_TRASH_RETENTION_DAYS,
+    },
+    audit: { enabled: false, file: DEFAULT_AUDIT_FILE },
+  };
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function boolOr(value: unknown, fallback: boolean): boolean {
+  return typeof value === "boolean" ? value : fallback;
+}
+
+function intOr(value: unknown, fallback: number, min: number, max: number): number {
+  return typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : fallback;
+}
+
+function stringOr(value: unknown, fallback: string): string {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : fallback;
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+function readUser(value: unknown): StoredUser | null {
+  if (!isObject(value) || typeof value.name !== "string" || value.name.trim() === "") return null;
+  return {
+    name: value.name.trim(),
+    token_hashes: stringList(value.token_hashes).filter(isTokenHash),
+    vaults: stringList(value.vaults).filter((name) => VAULT_NAME.test(name)),
+    read_only: boolOr(value.read_only, false),
+    created: intOr(value.created, 0, 0, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+function readVault(value: unknown): VaultSetting | null {
+  if (!isObject(value) || typeof value.name !== "string" || !VAULT_NAME.test(value.name) || value.name === DEFAULT_VAULT_NAME) return null;
+  return { name: value.name, folder: typeof value.folder === "string" ? value.folder.trim() : "" };
+}
+
+/** Settings from whatever `loadData()` returned (null on first run). */
+export function readSettings(data: unknown): PluginSettings {
+  const settings = defaultSettings();
+  if (!isObject(data)) return settings;
+  const server = isObject(data.server) ? data.server : {};
+  settings.server = {
+    enabled: boolOr(server.enabled, settings.server.enabled),
+    port: intOr(server.port, settings.server.port, 1, 65535),
+    host: stringOr(server.host, settings.server.host),
+  };
+  const seenUsers = new Set<string>();
+  for (const user of Array.isArray(data.users) ? data.users.map(readUser) : []) {
+    if (user && !seenUsers.has(user.name)) {
+      seenUsers.add(user.name);
+      settings.users.push(user);
+    }
+  }
+  const seenVaults = new Set<string>([DEFAULT_VAULT_NAME]);
+  for (const vault of Array.isArray(data.vaults) ? data.vaults.map(readVault) : []) {
+    if (vault && !seenVaults.has(vault.name)) {
+      seenVaults.add(vault.name);
+      settings.vaults.push(vault);
+    }
+  }
+  settings.defaultVault = typeof data.defaultVault === "string" && seenVaults.has(data.defaultVault) ? data.defaultVault : DEFAULT_VAULT_NAME;
+  const limits = isObject(data.limits) ? data.limits : {};
+  settings.limits = {
+    maxResponseBytes: intOr(limits.maxResponseBytes, settings.limits.maxResponseBytes, 4096, 64 * 1024 * 1024),
+    rateLimitPerMinute: intOr(limits.rateLimitPerMinute, settings.limits.rateLimitPerMinute, 1, 1_000_000),
+    rateLimitBurst: intOr(limits.rateLimitBurst, settings.limits.rateLimitBurst, 1, 1_000_000),
+    trashRetentionDays: intOr(limits.trashRetentionDays, settings.limits.trashRetentionDays, 1, 3650),
+  };
+  const audit = isObject(data.audit) ? data.audit : {};
+  settings.audit = { enabled: boolOr(audit.enabled, false), file: stringOr(audit.file, DEFAULT_AUDIT_FILE) };
+  return settings;
+}
+
+/** Every MCP vault the settings define, `default` (the whole vault) first. */
+export function vaultsOf(settings: PluginSettings): VaultSetting[] {
+  return [{ name: DEFAULT_VAULT_NAME, folder: "" }, ...settings.vaults];
+}

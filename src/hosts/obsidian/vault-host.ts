@@ -1,0 +1,185 @@
+// One MCP vault inside Obsidian: the engine over a folder scope, kept live from vault and
+// metadataCache events, its index snapshot persisted in the plugin folder after a quiet period.
+import type { App, EventRef, TAbstractFile } from "obsidian";
+import { type TFile } from "obsidian";
+import { Engine, type ReconcileReport } from "../../core/vault/engine";
+import type { Clock, Hasher, Logger, Yielder } from "../../core/ports";
+import { AdapterIndexStore } from "./index-store";
+import { ObsidianMetadata } from "./metadata-port";
+import type { MetadataWaiter } from "./metadata-waiter";
+import { FolderScope } from "./scope";
+import { ObsidianVaultPort } from "./vault-port";
+import { ObsidianWriter } from "./write-port";
+
+export interface ObsidianVaultHostOptions {
+  app: App;
+  name: string;
+  /** Folder of the Obsidian vault this MCP vault covers; "" for all of it. */
+  folder: string;
+  /** Folder (vault-relative, in the configuration folder) for this vault's index snapshot. */
+  indexFolder: string;
+  hasher: Hasher;
+  clock: Clock;
+  yielder: Yielder;
+  logger: Logger;
+  metadata: MetadataWaiter;
+  trashRetentionDays: number;
+  persistDelayMs?: number;
+}
+
+const DEFAULT_PERSIST_DELAY_MS = 2000;
+/** Events arriving this close together are applied as one batch. */
+const CHANGE_BATCH_MS = 50;
+
+export class ObsidianVaultHost {
+  readonly engine: Engine;
+  readonly scope: FolderScope;
+  readonly vaultPort: ObsidianVaultPort;
+  private readonly options: ObsidianVaultHostOptions;
+  private readonly metadata: ObsidianMetadata;
+  private readonly refs: Array<{ source: "vault" | "metadata"; ref: EventRef }> = [];
+  private readonly changed = new Set<string>();
+  private readonly reparsed = new Set<string>();
+  private batchTimer: number | null = null;
+  private persistTimer: number | null = null;
+  private work: Promise<void> = Promise.resolve();
+  private started = false;
+
+  constructor(options: ObsidianVaultHostOptions) {
+    this.options = options;
+    this.scope = new FolderScope(options.folder);
+    this.vaultPort = new ObsidianVaultPort(options.app, this.scope);
+    this.metadata = new ObsidianMetadata(options.app, this.scope);
+    this.engine = new Engine({
+      name: options.name,
+      vault: this.vaultPort,
+      metadata: this.metadata,
+      store: new AdapterIndexStore(options.app.vault.adapter, options.indexFolder),
+      hasher: options.hasher,
+      clock: options.clock,
+      logger: options.logger,
+      yielder: options.yielder,
+      writer: new ObsidianWriter({ app: options.app, scope: this.scope, hasher: options.hasher, metadata: options.metadata }),
+      trashRetentionDays: options.trashRetentionDays,
+    });
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Loads the snapshot, reconciles it with the vault, then follows its events. Call at layout-ready. */
+  async start(): Promise<ReconcileReport> {
+    const report = await this.engine.start();
+    this.attach();
+    this.started = true;
+    return report;
+  }
+
+  private attach(): void {
+    const { app } = this.options;
+    const onFile = (file: TAbstractFile): void => this.noteChange(file.path, false);
+    this.refs.push(
+      { source: "vault", ref: app.vault.on("create", onFile) },
+      { source: "vault", ref: app.vault.on("modify", onFile) },
+      { source: "vault", ref: app.vault.on("delete", onFile) },
+      {
+        source: "vault",
+        ref: app.vault.on("rename", (file: TAbstractFile, oldPath: string) => {
+          this.noteChange(oldPath, false);
+          this.noteChange(file.path, false);
+        }),
+      },
+      {
+        source: "metadata",
+        ref: app.metadataCache.on("changed", (file: TFile) => this.noteChange(file.path, true)),
+      },
+      {
+        source: "metadata",
+        ref: app.metadataCache.on("resolved", () => this.engine.invalidateLinks()),
+      },
+    );
+  }
+
+  private noteChange(vaultPath: string, reparsed: boolean): void {
+    const relative = this.scope.fromVault(vaultPath);
+    if (relative === null || relative === "") return;
+    (reparsed ? this.reparsed : this.changed).add(relative);
+    if (this.batchTimer === null) this.batchTimer = window.setTimeout(() => this.flushChanges(), CHANGE_BATCH_MS);
+  }
+
+  private flushChanges(): void {
+    this.batchTimer = null;
+    const changed = [...this.changed];
+    const reparsed = [...this.reparsed].filter((path) => !this.changed.has(path));
+    this.changed.clear();
+    this.reparsed.clear();
+    this.work = this.work.then(async () => {
+      try {
+        if (changed.length > 0) await this.engine.applyChanges(changed);
+        // Same bytes as indexed, new metadata: only the note's structure needs taking in again.
+        if (reparsed.length > 0) await this.engine.reingest(reparsed);
+      } catch (error) {
+        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+      }
+      this.schedulePersist();
+    });
+  }
+
+  private schedulePersist(): void {
+    if (!this.engine.needsPersist) return;
+    if (this.persistTimer !== null) window.clearTimeout(this.persistTimer);
+    this.persistTimer = window.setTimeout(() => {
+      this.persistTimer = null;
+      this.work = this.work.then(() => this.persistNow());
+    }, this.options.persistDelayMs ?? DEFAULT_PERSIST_DELAY_MS);
+  }
+
+  private async persistNow(): Promise<void> {
+    if (!this.engine.needsPersist) return;
+    try {
+      await this.engine.persist();
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "index_persist_failed", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Resolves once every change seen so far is in the index (commands and tests). */
+  async idle(): Promise<void> {
+    if (this.batchTimer !== null) {
+      window.clearTimeout(this.batchTimer);
+      this.flushChanges();
+    }
+    await this.work;
+  }
+
+  /** Rebuilds the index from the files (the reindex command); `progress` hears done/total. */
+  async rebuild(progress?: (done: number, total: number) => void): Promise<ReconcileReport> {
+    await this.idle();
+    const run = this.work.then(() => this.engine.rebuild(progress));
+    this.work = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Stops following events and writes what is not persisted yet. */
+  async stop(): Promise<void> {
+    const { app } = this.options;
+    for (const { source, ref } of this.refs) (source === "vault" ? app.vault : app.metadataCache).offref(ref);
+    this.refs.length = 0;
+    this.metadata.detach();
+    if (this.batchTimer !== null) {
+      window.clearTimeout(this.batchTimer);
+      this.flushChanges();
+    }
+    if (this.persistTimer !== null) {
+      window.clearTimeout(this.persistTimer);
+      this.persistTimer = null;
+    }
+    await this.work;
+    if (this.started) await this.persistNow();
+    this.started = false;
+  }
+}

@@ -1,0 +1,47 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { hashToken } from "../../../src/auth/tokens";
+import { DEFAULT_PORT, defaultSettings, readSettings, vaultsOf } from "../../../src/hosts/obsidian/settings";
+
+test("first run (loadData gives null) yields the defaults: server on at 127.0.0.1, no users, the whole vault", () => {
+  const settings = readSettings(null);
+  assert.deepEqual(settings, defaultSettings());
+  assert.equal(settings.server.host, "127.0.0.1");
+  assert.equal(settings.server.port, DEFAULT_PORT);
+  assert.deepEqual(vaultsOf(settings), [{ name: "default", folder: "" }]);
+});
+
+test("saved settings read back unchanged", () => {
+  const saved = defaultSettings();
+  saved.server = { enabled: false, port: 30001, host: "127.0.0.1" };
+  saved.users.push({ name: "claude", token_hashes: [hashToken("sbm_x")], vaults: ["work"], read_only: true, created: 5 });
+  saved.vaults.push({ name: "work", folder: "Work" });
+  saved.defaultVault = "work";
+  saved.audit = { enabled: true, file: "calls.jsonl" };
+  assert.deepEqual(readSettings(JSON.parse(JSON.stringify(saved))), saved);
+});
+
+test("hand-edited data.json: bad fields fall back one by one, plaintext tokens and duplicates are dropped", () => {
+  const settings = readSettings({
+    server: { enabled: "yes", port: 99999, host: " " },
+    users: [
+      { name: "a", token_hashes: ["sbm_plaintext-token", hashToken("t")], vaults: ["Bad Name", "work"], read_only: 1 },
+      { name: "a", token_hashes: [] },
+      { token_hashes: [] },
+    ],
+    vaults: [{ name: "default", folder: "x" }, { name: "work", folder: " Work " }, { name: "work", folder: "Other" }, { name: "UPPER", folder: "y" }],
+    defaultVault: "missing",
+    limits: { maxResponseBytes: 10, rateLimitPerMinute: 60, trashRetentionDays: 0 },
+  });
+  assert.deepEqual(settings.server, defaultSettings().server);
+  assert.equal(settings.users.length, 1);
+  assert.deepEqual(settings.users[0]!.token_hashes, [hashToken("t")]);
+  assert.deepEqual(settings.users[0]!.vaults, ["work"]);
+  assert.equal(settings.users[0]!.read_only, false);
+  assert.deepEqual(settings.vaults, [{ name: "work", folder: "Work" }]);
+  assert.equal(settings.defaultVault, "default");
+  assert.equal(settings.limits.maxResponseBytes, defaultSettings().limits.maxResponseBytes);
+  assert.equal(settings.limits.rateLimitPerMinute, 60);
+  assert.equal(settings.limits.trashRetentionDays, defaultSettings().limits.trashRetentionDays);
+  assert.ok(!JSON.stringify(settings).includes("sbm_plaintext-token"));
+});
