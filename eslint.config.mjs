@@ -52,6 +52,24 @@ export default defineConfig([
     rules: { "obsidianmd/prefer-window-timers": "off" },
   },
   {
+    files: ["src/**/*.ts"],
+    rules: {
+      "obsidianmd/ui/sentence-case": [
+        "warn",
+        {
+          brands: ["Second Brain MCP", "Claude Code", "Claude Desktop", "Cursor", "Codex", "Obsidian"],
+          acronyms: ["MCP", "URL", "HTTP"],
+        },
+      ],
+    },
+  },
+  {
+    // The declarative settings API starts at Obsidian 1.13; minAppVersion is 1.8.7, and Obsidian 1.13
+    // still calls display() on a tab without getSettingDefinitions().
+    files: ["src/hosts/obsidian/settings-tab.ts"],
+    rules: { "obsidianmd/settings-tab/prefer-setting-definitions": "off" },
+  },
+  {
     // moment is a devDependency only: the oracle of the date-format tests, since Obsidian's daily notes
     // are named by Moment formats. The plugin takes moment from the app at run time.
     files: ["package.json"],
@@ -62,6 +80,19 @@ export default defineConfig([
     // our tools carry JSON Schema, which only the low-level class takes as it is.
     files: ["src/mcp/server.ts", "src/mcp/transport.ts"],
     rules: { "@typescript-eslint/no-deprecated": "off" },
+  },
+  {
+    // The stand-in is Obsidian's side of the API (it implements createEl, trash, settings tabs): the
+    // rules for plugin authors do not apply to it, nor to the test plugins and pages built on it.
+    files: ["test/obsidian-stand-in/**/*.ts", "test/screenshot/**/*.ts", "test/e2e/plugin*.test.ts"],
+    rules: {
+      "obsidianmd/prefer-create-el": "off",
+      "obsidianmd/ui/sentence-case": "off",
+      "obsidianmd/prefer-file-manager-trash-file": "off",
+      "obsidianmd/settings-tab/prefer-setting-definitions": "off",
+      "obsidianmd/no-static-styles-assignment": "off",
+      "obsidianmd/no-global-this": "off",
+    },
   },
   {
     files: ["test/**/*.ts", "bench/**/*.ts"],
