@@ -19,7 +19,7 @@ const USAGE = `secondbrain-mcp ${VERSION}
 
 Usage:
   secondbrain-mcp serve    --vault [NAME=]DIR [--vault …] [--data DIR] [--host 127.0.0.1] [--port ${DEFAULT_PORT}]
-                           [--config FILE] [--stdio] [--log-level info] [--audit-file FILE]
+                           [--config FILE] [--stdio] [--no-history] [--log-level info] [--audit-file FILE]
   secondbrain-mcp reindex  --vault [NAME=]DIR [--vault …] [--data DIR]
   secondbrain-mcp validate --vault [NAME=]DIR [--vault …] [--data DIR] [--config FILE]
 
@@ -37,6 +37,7 @@ interface CliArgs {
   port?: number;
   config?: string;
   stdio: boolean;
+  history: boolean;
   logLevel: LogLevel;
   auditFile?: string;
 }
@@ -59,7 +60,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [first = "help", ...others] = argv;
   const command = first === "--help" || first === "-h" ? "help" : first;
   const rest = command === first ? others : [];
-  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, logLevel: "info" };
+  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info" };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     const value = (): string => {
@@ -89,6 +90,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         break;
       case "--stdio":
         args.stdio = true;
+        break;
+      case "--no-history":
+        args.history = false;
         break;
       case "--log-level": {
         const level = value();
@@ -150,7 +154,7 @@ async function serve(args: CliArgs): Promise<void> {
     if (token.generated) shownToken = token.token;
   }
   if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger });
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history });
     return;
   }
   const host = args.host ?? config?.server.host ?? DEFAULT_HOST;
@@ -167,6 +171,7 @@ async function serve(args: CliArgs): Promise<void> {
     allowedOrigins: config?.server.allowedOrigins,
     rateLimit: config?.server.rateLimit,
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    history: args.history,
   });
   // Signals are handled before anything is printed, so a client that reacts to the banner at once
   // can never catch the process with the default handler (which would skip the index flush).
@@ -209,7 +214,7 @@ async function serve(args: CliArgs): Promise<void> {
 async function reindex(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const logger = new JsonLineLogger({ level: args.logLevel });
-  const server = new HeadlessServer({ vaults: args.vaults, dataDir: args.data, host: DEFAULT_HOST, port: 0, users: [], logger, watch: false });
+  const server = new HeadlessServer({ vaults: args.vaults, dataDir: args.data, host: DEFAULT_HOST, port: 0, users: [], logger, watch: false, history: false });
   for (const host of server.hosts) {
     await host.engine.discardSnapshot();
     const report = await host.start();

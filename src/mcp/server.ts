@@ -41,6 +41,8 @@ export interface McpServerOptions {
   now(): number;
   /** Sent at initialize; build it with buildInstructions() only for initialize requests. */
   instructions?: string;
+  /** The client this user last initialized with: a stateless server meets clientInfo only then. */
+  rememberedClientName?: string;
 }
 
 const CAPABILITIES: ServerCapabilities = {
@@ -101,7 +103,7 @@ export function buildMcpServer(options: McpServerOptions): McpServerInstance {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list() }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const environment: CallEnvironment = {
-      clientName: server.getClientVersion()?.name ?? metaClientName(request.params._meta),
+      clientName: server.getClientVersion()?.name ?? metaClientName(request.params._meta) ?? options.rememberedClientName,
       progress: progressReporter(request.params._meta?.progressToken, extra.sendNotification),
       signal: extra.signal,
     };

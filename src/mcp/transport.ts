@@ -45,14 +45,34 @@ function carriesInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((message) => isInitializeRequest(message)) : isInitializeRequest(body);
 }
 
-/** The `handleMcp` of startHttpServer: instructions are only assembled for an initialize request. */
+function initializeClientName(body: unknown): string | undefined {
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  for (const message of messages) {
+    if (!isInitializeRequest(message)) continue;
+    const name = message.params.clientInfo.name;
+    if (name !== "") return name.slice(0, 200);
+  }
+  return undefined;
+}
+
+/**
+ * The `handleMcp` of startHttpServer: instructions are only assembled for an initialize request.
+ * Stateless, each tool call arrives without the clientInfo of the initialize before it, so the name
+ * is remembered per user (one user per client is how the settings and README set clients up); the
+ * history's `Via:` trailer and the audit log name the client with it.
+ */
 export function createMcpRequestHandler(options: McpRequestHandlerOptions): McpRequestHandler {
+  const clientNames = new Map<string, string>();
   return async (req, res, user, body) => {
     const directory = options.directoryFor(user);
-    const instructions = carriesInitialize(body) ? await buildInstructions(user, directory) : undefined;
+    const initializing = carriesInitialize(body);
+    const instructions = initializing ? await buildInstructions(user, directory) : undefined;
+    const initializedAs = initializing ? initializeClientName(body) : undefined;
+    if (initializedAs !== undefined) clientNames.set(user.name, initializedAs);
+    const rememberedClientName = clientNames.get(user.name);
     const { tools, logger, maxResponseBytes, version } = options;
     const now = (): number => options.now();
-    const server = buildMcpServer({ user, directory, instructions, tools, logger, maxResponseBytes, version, now });
+    const server = buildMcpServer({ user, directory, instructions, tools, logger, maxResponseBytes, version, now, ...(rememberedClientName !== undefined ? { rememberedClientName } : {}) });
     await handleMcpPost(req, res, body, server);
   };
 }

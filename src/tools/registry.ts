@@ -10,6 +10,8 @@ import { vaultList, vaultStats } from "./find/vault-info";
 import type { AnyToolDefinition, UserInfo } from "./types";
 import { DAILY_TOOLS } from "./write/daily-tools";
 import { EDIT_TOOLS } from "./write/edit-tools";
+import { noteDiff, noteHistory } from "./history/note-history";
+import { noteRestore } from "./history/note-restore";
 
 export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   vaultList,
@@ -27,7 +29,9 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   noteQuery,
 ];
 
-export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS];
+export const HISTORY_TOOLS: readonly AnyToolDefinition[] = [noteHistory, noteDiff, noteRestore];
+
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS, ...HISTORY_TOOLS];
 
 export function isMutating(tool: AnyToolDefinition): boolean {
   return !tool.annotations.readOnlyHint;

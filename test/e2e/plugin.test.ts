@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
 import { REPO_ROOT, startPlugin } from "../support/plugin";
+import { callTool } from "../support/server";
 import { chooseSuggestion, openModals, suggestions } from "../obsidian-stand-in/ui/modal";
 
 test("npm run build leaves main.js, manifest.json and styles.css at the root, installable as a plugin", () => {
@@ -150,6 +151,53 @@ test("the restore command puts back an earlier version through the write path, w
       .map((name) => readFileSync(path.join(trashDir, name), "utf8"));
     assert.equal(copies.length, 3);
     assert.ok(copies.includes(versionThree), "the replaced state has its own trash copy");
+  } finally {
+    await harness.stop();
+  }
+});
+
+test("with history on, the restore command also offers recorded versions and restores their exact bytes", async () => {
+  const harness = await startPlugin({ fixture: EDGE_VAULT });
+  try {
+    const { app } = harness;
+    const onDisk = (): string => readFileSync(path.join(harness.vault.dir, "wiki/recorded.md"), "utf8");
+    const client = await harness.connect(harness.token, "Claude Code");
+    const first = await callTool(client, "note_create", { path: "wiki/recorded.md", content: "recorded one\n", reason: "first version" });
+    assert.equal(first.isError, false, first.text);
+    const versionOne = onDisk();
+    const second = await callTool(client, "note_write", { path: "wiki/recorded.md", content: "recorded two\n", content_hash: first.structured.content_hash, reason: "second version" });
+    assert.equal(second.isError, false, second.text);
+
+    const history = await callTool(client, "note_history", { path: "wiki/recorded.md" });
+    const revisions = history.structured.revisions as Array<{ message: string; via?: string }>;
+    assert.deepEqual(revisions.map((revision) => revision.message), ["note_write: wiki/recorded.md", "note_create: wiki/recorded.md"]);
+    assert.equal(revisions[0]!.via, "Claude Code");
+    // The history sits in the plugin folder, not in a .git of the vault.
+    assert.ok(existsSync(path.join(harness.vault.dir, harness.pluginDir, "history/default.git/HEAD")));
+    assert.equal(existsSync(path.join(harness.vault.dir, ".git")), false);
+
+    await app.workspace.getLeaf(false).openFile(app.vault.getFileByPath("wiki/recorded.md")!);
+    const modalsBefore = openModals.length;
+    assert.equal(app.commands.executeCommandById("secondbrain-mcp:restore-note-version"), true);
+    for (let attempt = 0; attempt < 50 && openModals.length === modalsBefore; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    const modal = openModals[openModals.length - 1]!;
+    const listed = suggestions(modal as never);
+    const texts = listed.map((entry) => entry.el.textContent ?? "");
+    // One trash copy (of version one, replaced by the write) and one recorded version (the create);
+    // the newest recorded version equals the note as it is and is not offered.
+    assert.equal(listed.length, 2, texts.join(" | "));
+    const recorded = texts.findIndex((text) => text.includes("note_create: wiki/recorded.md"));
+    assert.ok(recorded >= 0, texts.join(" | "));
+    await chooseSuggestion(modal as never, recorded);
+    for (let attempt = 0; attempt < 50 && onDisk() !== versionOne; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(onDisk(), versionOne);
+    let newest: Array<{ message: string }> = [];
+    for (let attempt = 0; attempt < 50; attempt++) {
+      newest = (await callTool(client, "note_history", { path: "wiki/recorded.md", limit: 1 })).structured.revisions as Array<{ message: string }>;
+      if (newest[0]?.message.startsWith("note_restore")) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(newest[0]!.message, "note_restore(history): wiki/recorded.md");
   } finally {
     await harness.stop();
   }

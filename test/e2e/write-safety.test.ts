@@ -72,6 +72,15 @@ const CASES: Record<string, Case> = {
     assert.equal(after.length, before.length + 1);
   },
   task_toggle: () => replaces("wiki/rate-limiting.md", "task_toggle", { path: "wiki/rate-limiting.md", line: 23 }),
+  note_restore: async () => {
+    const created = await server.call("note_create", { path: "wiki/restore-me.md", content: "first\n", reason: "a version to restore" });
+    assert.equal(created.isError, false, created.text);
+    const rewritten = await server.call("note_write", { path: "wiki/restore-me.md", content: `second ${MARKER}\n`, content_hash: created.structured.content_hash, reason: "a newer one" });
+    assert.equal(rewritten.isError, false, rewritten.text);
+    const history = await server.call("note_history", { path: "wiki/restore-me.md" });
+    const older = (history.structured.revisions as Array<{ commit: string }>)[1]!.commit;
+    await replaces("wiki/restore-me.md", "note_restore", { path: "wiki/restore-me.md", revision: older });
+  },
   attachment_put: () =>
     replaces("Attachments/diagram.png", "attachment_put", { path: "Attachments/diagram.png", data_base64: Buffer.from(`png ${MARKER}`).toString("base64"), overwrite: true }),
 };

@@ -66,10 +66,12 @@ test("logging/setLevel and ping answer with an empty result", async () => {
   assert.deepEqual(await client.ping(), {});
 });
 
-test("the client name reaches the tool from _meta.clientInfo, since initialize was another request", async () => {
+test("the client name reaches the tool although initialize was another request: remembered per user, or from _meta.clientInfo", async () => {
   const client = await server.connect(WRITER_TOKEN, "Claude Code");
   const plain = await call(client, "probe_read", { path: "wiki/index" });
-  assert.equal(plain.structured.client, null);
-  const result = await client.callTool({ name: "probe_read", arguments: { path: "wiki/index" }, _meta: { clientInfo: { name: "Claude Code" } } });
-  assert.equal((result.structuredContent as { client: string }).client, "Claude Code");
+  assert.equal(plain.structured.client, "Claude Code", "the name this user initialized with");
+  const result = await client.callTool({ name: "probe_read", arguments: { path: "wiki/index" }, _meta: { clientInfo: { name: "Cursor" } } });
+  assert.equal((result.structuredContent as { client: string }).client, "Cursor", "_meta.clientInfo wins");
+  const other = await server.connect(WRITER_TOKEN, "Codex");
+  assert.equal((await call(other, "probe_read", { path: "wiki/index" })).structured.client, "Codex", "the latest initialize of the user counts");
 });

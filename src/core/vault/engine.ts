@@ -91,12 +91,14 @@ export class Engine implements VaultEngine {
   private reverse: Map<string, Map<string, number>> | null = null;
   private reverseVersion = -1;
   private progress: ((done: number, total: number) => void) | undefined;
+  private historyPort: HistoryPort | null;
 
   readonly writes: WritePath;
 
   constructor(options: EngineOptions) {
     this.options = options;
     this.name = options.name;
+    this.historyPort = options.history ?? null;
     this.tables = { records: this.records, facts: this.facts, index: this.index, metadata: options.metadata };
     this.slice = new TimeSlice(() => options.clock.now(), options.yielder);
     this.snapshots = new IndexSnapshots({
@@ -117,7 +119,7 @@ export class Engine implements VaultEngine {
       resolveLink: (linkpath, source) => options.metadata.getFirstLinkpathDest(linkpath, source),
       afterWrite: (paths) => this.applyChanges(paths),
       commit: async (paths, message, meta) => {
-        const history = options.history;
+        const history = this.historyPort;
         if (history && history.status().versioned) await history.commit(paths, message, meta);
       },
     });
@@ -448,7 +450,12 @@ export class Engine implements VaultEngine {
   }
 
   history(): HistoryPort | null {
-    return this.options.history ?? null;
+    return this.historyPort;
+  }
+
+  /** Hosts open the history after the engine exists (opening is asynchronous), then hand it over. */
+  attachHistory(history: HistoryPort | null): void {
+    this.historyPort = history;
   }
 
   cache(path: string): CachedMetadata | null {

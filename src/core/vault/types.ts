@@ -82,6 +82,7 @@ export interface VaultEngine extends VaultView {
   readTrashCopy(trash: string): Promise<Uint8Array | null>;
   /** The vault's history, or null when history is off; `status()` says whether it could be opened. */
   history(): HistoryPort | null;
+  attachHistory(history: HistoryPort | null): void;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;

@@ -28,6 +28,8 @@ export interface HeadlessOptions {
   rateLimit?: { perMinute: number; burst: number };
   maxResponseBytes?: number;
   watch?: boolean;
+  /** Each vault's private history in the data folder (SPEC §9); on unless false. */
+  history?: boolean;
 }
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
@@ -46,7 +48,7 @@ export class HeadlessServer {
   constructor(options: HeadlessOptions) {
     this.options = options;
     this.hosts = options.vaults.map(
-      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch }),
+      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch, history: options.history }),
     );
     this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
     this.users = new UserStore(options.users);

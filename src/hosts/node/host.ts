@@ -4,9 +4,10 @@ import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
-import type { Logger } from "../../core/ports";
+import type { HistoryPort, Logger } from "../../core/ports";
 import { FsVault } from "./fs-vault";
 import { FsWriter } from "./fs-writer";
+import { openHistory } from "./history";
 import { FileIndexStore } from "./index-store";
 import { NodeMetadata } from "./node-metadata";
 import { nodeHasher, setImmediateYielder, systemClock } from "./services";
@@ -22,6 +23,8 @@ export interface NodeVaultOptions {
   trashRetentionDays?: number;
   /** Quiet time after the last change before the snapshot is rewritten. */
   persistDelayMs?: number;
+  /** The private history (SPEC §9), in the data folder; on unless false. */
+  history?: boolean | { author?: { name: string; email: string } };
 }
 
 export function defaultDataDir(): string {
@@ -53,6 +56,7 @@ export class NodeVaultHost {
   private watcher: VaultWatcher | null = null;
   private persistTimer: NodeJS.Timeout | null = null;
   private persisting: Promise<void> = Promise.resolve();
+  private history: (HistoryPort & { close?(): Promise<void> }) | null = null;
 
   constructor(options: NodeVaultOptions) {
     assertOutsideVault(options.dataDir, options.root);
@@ -77,6 +81,19 @@ export class NodeVaultHost {
     const stale = await this.writer.removeStaleTempFiles();
     if (stale > 0) this.options.logger.log({ level: "info", event: "temp_files_removed", vault: this.options.name, count: stale });
     const report = await this.engine.start();
+    if (this.options.history !== false) {
+      const settings = typeof this.options.history === "object" ? this.options.history : {};
+      this.history = await openHistory({
+        vault: this.options.name,
+        root: this.vault.root,
+        gitdir: path.join(vaultDataDir(this.options.dataDir, this.options.name, this.options.root), "history.git"),
+        logger: this.options.logger,
+        clock: systemClock,
+        ...(settings.author ? { author: settings.author } : {}),
+        baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
+      });
+      this.engine.attachHistory(this.history);
+    }
     if (this.options.watch !== false) {
       this.watcher = new VaultWatcher({
         root: this.vault.root,
@@ -139,5 +156,6 @@ export class NodeVaultHost {
     }
     await this.persisting;
     await this.persistNow();
+    await this.history?.close?.();
   }
 }

@@ -11,8 +11,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES, type HeadlessVault } from "./headless";
 import { NodeVaultHost } from "./host";
 import { VERSION } from "./version";
 
-export async function serveStdio(options: { vaults: HeadlessVault[]; dataDir: string; logger: Logger }): Promise<void> {
-  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger: options.logger }));
+export async function serveStdio(options: { vaults: HeadlessVault[]; dataDir: string; logger: Logger; history?: boolean }): Promise<void> {
+  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger: options.logger, history: options.history }));
   for (const host of hosts) await host.start();
   const registry = new VaultRegistry(hosts.map((host) => host.engine));
   const user: UserInfo = { name: DEFAULT_USER_NAME, readOnly: false, vaults: [] };

@@ -100,6 +100,9 @@ export class PluginServer {
           logger: this.options.logger,
           metadata: this.metadata,
           trashRetentionDays: settings.limits.trashRetentionDays,
+          ...(settings.history.enabled
+            ? { history: { gitFolder: `${this.options.pluginDir}/history/${vault.name}.git`, author: { name: settings.history.authorName, email: settings.history.authorEmail } } }
+            : {}),
         }),
     );
     const reports: ReconcileReport[] = [];

@@ -16,6 +16,9 @@ import { SecondBrainSettingTab, type PluginControls } from "./settings-tab";
 import { StatusBar } from "./status-bar";
 import type { ObsidianVaultHost } from "./vault-host";
 
+/** Recorded versions the restore command offers besides the trash copies. */
+const HISTORY_VERSIONS_LISTED = 30;
+
 class ClientPickerModal extends FuzzySuggestModal<ClientKind> {
   private readonly choose: (kind: ClientKind) => void;
 
@@ -247,6 +250,8 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
     const copies = await host.engine.trashCopies(path);
     const current = file.stat.size;
     const candidates: RestoreCandidate[] = copies.map((copy) => ({ id: copy.trash, source: "trash", when: copy.when, bytes: copy.bytes, delta: copy.bytes - current }));
+    candidates.push(...(await this.historyCandidates(host, path, current)));
+    candidates.sort((a, b) => b.when - a.when);
     if (candidates.length === 0) {
       new Notice(`No earlier version of ${file.name}: a copy is kept each time a tool changes it.`);
       return;
@@ -254,8 +259,28 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
     new RestoreModal(this.app, file.path, candidates, (candidate) => void this.restore(host, path, candidate)).open();
   }
 
+  /** Recorded versions that differ from the note as it is; the newest few, each with its size. */
+  private async historyCandidates(host: ObsidianVaultHost, path: string, currentBytes: number): Promise<RestoreCandidate[]> {
+    const history = host.engine.history();
+    if (!history?.status().versioned) return [];
+    try {
+      const current = await host.engine.read(path);
+      const found: RestoreCandidate[] = [];
+      for (const entry of await history.log(path, HISTORY_VERSIONS_LISTED)) {
+        const bytes = await history.readAt(path, entry.id);
+        if (!bytes || sameBytes(bytes, current.bytes)) continue;
+        const subject = entry.message.split("\n")[0] ?? "";
+        found.push({ id: entry.id, source: "history", when: entry.when, bytes: bytes.length, delta: bytes.length - currentBytes, label: `${entry.short} ${subject}` });
+      }
+      return found;
+    } catch (error) {
+      this.logger.log({ level: "warn", event: "history_read_failed", path, reason: error instanceof Error ? error.message : String(error) });
+      return [];
+    }
+  }
+
   private async restore(host: ObsidianVaultHost, path: string, candidate: RestoreCandidate): Promise<void> {
-    const bytes = await host.engine.readTrashCopy(candidate.id);
+    const bytes = candidate.source === "history" ? await host.engine.history()?.readAt(path, candidate.id) : await host.engine.readTrashCopy(candidate.id);
     if (!bytes) {
       new Notice("That version is gone (its trash copy was purged). Pick another one.");
       return;
@@ -267,6 +292,10 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
       new Notice(`Restoring ${path} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, index) => byte === b[index]);
 }
 
 export { describeState };

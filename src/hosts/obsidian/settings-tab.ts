@@ -64,6 +64,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     this.renderClients(containerEl);
     this.renderUsers(containerEl);
     this.renderVaults(containerEl);
+    this.renderHistory(containerEl);
     this.renderLimits(containerEl);
     this.renderAudit(containerEl);
   }
@@ -413,6 +414,42 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     this.numberSetting(containerEl, "Requests per minute", "Per user, averaged over a minute.", () => limits.rateLimitPerMinute, (value) => (limits.rateLimitPerMinute = value), 1, 1_000_000);
     this.numberSetting(containerEl, "Burst", "Requests a user may send at once before the per-minute rate applies.", () => limits.rateLimitBurst, (value) => (limits.rateLimitBurst = value), 1, 1_000_000);
     this.numberSetting(containerEl, "Keep trash copies (days)", "Copies of replaced and deleted notes are removed after this many days.", () => limits.trashRetentionDays, (value) => (limits.trashRetentionDays = value), 1, 3650);
+  }
+
+  private renderHistory(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName("History").setHeading();
+    const history = this.settings.history;
+    new Setting(containerEl)
+      .setName("Keep a history")
+      .setDesc("Every change a tool makes with a reason is recorded in a private git repository in the plugin folder, never in the vault's own .git.")
+      .addToggle((toggle) =>
+        toggle.setValue(history.enabled).onChange(async (enabled) => {
+          history.enabled = enabled;
+          await this.controls.saveSettings();
+          await this.controls.reopenVaults();
+        }),
+      );
+    const author = (name: string, desc: string, get: () => string, set: (value: string) => void, valid: RegExp): void => {
+      new Setting(containerEl)
+        .setName(name)
+        .setDesc(desc)
+        .addText((text) => {
+          text.setValue(get());
+          text.inputEl.addEventListener("change", () => {
+            void (async () => {
+              const value = text.getValue().trim();
+              const ok = valid.test(value);
+              text.inputEl.toggleClass("secondbrain-invalid", !ok);
+              if (!ok) return;
+              set(value);
+              await this.controls.saveSettings();
+              await this.controls.reopenVaults();
+            })();
+          });
+        });
+    };
+    author("Author name", "Names the commits.", () => history.authorName, (value) => (history.authorName = value), /^[^<>\n]{1,100}$/);
+    author("Author email", "For the commits; it does not need to exist.", () => history.authorEmail, (value) => (history.authorEmail = value), /^[^\s<>@]+@[^\s<>@]+$/);
   }
 
   private renderAudit(containerEl: HTMLElement): void {

@@ -33,7 +33,11 @@ export interface PluginSettings {
   defaultVault: string;
   limits: { maxResponseBytes: number; rateLimitPerMinute: number; rateLimitBurst: number; trashRetentionDays: number };
   audit: { enabled: boolean; file: string };
+  /** The private history of each vault (SPEC §9), in the plugin folder. */
+  history: { enabled: boolean; authorName: string; authorEmail: string };
 }
+
+export const DEFAULT_HISTORY_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
 
 export function defaultSettings(): PluginSettings {
   return {
@@ -48,6 +52,7 @@ export function defaultSettings(): PluginSettings {
       trashRetentionDays: DEFAULT_TRASH_RETENTION_DAYS,
     },
     audit: { enabled: false, file: DEFAULT_AUDIT_FILE },
+    history: { enabled: true, authorName: DEFAULT_HISTORY_AUTHOR.name, authorEmail: DEFAULT_HISTORY_AUTHOR.email },
   };
 }
 
@@ -123,6 +128,12 @@ export function readSettings(data: unknown): PluginSettings {
   };
   const audit = isObject(data.audit) ? data.audit : {};
   settings.audit = { enabled: boolOr(audit.enabled, false), file: stringOr(audit.file, DEFAULT_AUDIT_FILE) };
+  const history = isObject(data.history) ? data.history : {};
+  settings.history = {
+    enabled: boolOr(history.enabled, true),
+    authorName: stringOr(history.authorName, DEFAULT_HISTORY_AUTHOR.name),
+    authorEmail: stringOr(history.authorEmail, DEFAULT_HISTORY_AUTHOR.email),
+  };
   return settings;
 }
 

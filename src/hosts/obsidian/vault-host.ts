@@ -1,9 +1,11 @@
 // One MCP vault inside Obsidian: the engine over a folder scope, kept live from vault and
 // metadataCache events, its index snapshot persisted in the plugin folder after a quiet period.
+import { promises as fs } from "node:fs";
 import type { App, EventRef, TAbstractFile } from "obsidian";
-import { type TFile } from "obsidian";
+import { FileSystemAdapter, type TFile } from "obsidian";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
-import type { Clock, Hasher, Logger, Yielder } from "../../core/ports";
+import type { Clock, Hasher, HistoryPort, Logger, Yielder } from "../../core/ports";
+import { GitHistory, UnavailableHistory } from "../../history/git-history";
 import { AdapterIndexStore } from "./index-store";
 import { ObsidianMetadata } from "./metadata-port";
 import type { MetadataWaiter } from "./metadata-waiter";
@@ -25,6 +27,8 @@ export interface ObsidianVaultHostOptions {
   metadata: MetadataWaiter;
   trashRetentionDays: number;
   persistDelayMs?: number;
+  /** The private history's git directory (vault-relative, in the plugin folder); none when off. */
+  history?: { gitFolder: string; author: { name: string; email: string } };
 }
 
 const DEFAULT_PERSIST_DELAY_MS = 2000;
@@ -44,6 +48,7 @@ export class ObsidianVaultHost {
   private persistTimer: number | null = null;
   private work: Promise<void> = Promise.resolve();
   private started = false;
+  private history: (HistoryPort & { close?(): Promise<void> }) | null = null;
 
   constructor(options: ObsidianVaultHostOptions) {
     this.options = options;
@@ -71,9 +76,35 @@ export class ObsidianVaultHost {
   /** Loads the snapshot, reconciles it with the vault, then follows its events. Call at layout-ready. */
   async start(): Promise<ReconcileReport> {
     const report = await this.engine.start();
+    if (this.options.history) {
+      this.history = await this.openHistory(this.options.history);
+      this.engine.attachHistory(this.history);
+    }
     this.attach();
     this.started = true;
     return report;
+  }
+
+  /** The vault keeps working without a history that cannot be opened; vault_list says why. */
+  private async openHistory(settings: { gitFolder: string; author: { name: string; email: string } }): Promise<HistoryPort & { close?(): Promise<void> }> {
+    const adapter = this.options.app.vault.adapter;
+    if (!(adapter instanceof FileSystemAdapter)) return new UnavailableHistory("the history needs the desktop app's file system");
+    try {
+      return await GitHistory.open({
+        vault: this.options.name,
+        dir: adapter.getFullPath(this.scope.folder),
+        gitdir: adapter.getFullPath(settings.gitFolder),
+        fs,
+        logger: this.options.logger,
+        clock: this.options.clock,
+        author: settings.author,
+        baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.options.logger.log({ level: "warn", event: "history_unavailable", vault: this.options.name, reason });
+      return new UnavailableHistory(reason);
+    }
   }
 
   private attach(): void {
@@ -181,5 +212,6 @@ export class ObsidianVaultHost {
     await this.work;
     if (this.started) await this.persistNow();
     this.started = false;
+    await this.history?.close?.();
   }
 }

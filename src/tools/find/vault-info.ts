@@ -8,7 +8,7 @@ export const vaultList = defineTool({
   name: "vault_list",
   title: "List vaults",
   description:
-    "Lists the vaults you can use, with note and attachment counts and whether the search index is ready. Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
+    "Lists the vaults you can use, with note and attachment counts, whether the search index is ready, and whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
   group: "find",
   input: object({}),
   annotations: READ_ONLY,
@@ -18,6 +18,7 @@ export const vaultList = defineTool({
       ctx.vaults.visible().map(async (engine) => {
         const files = engine.files();
         const notes = files.filter((file) => file.isNote).length;
+        const history = engine.history()?.status() ?? { versioned: false as const, reason: "history is turned off for this vault" };
         return {
           name: engine.name,
           default: engine.name === defaultName,
@@ -25,7 +26,8 @@ export const vaultList = defineTool({
           attachments: files.length - notes,
           index: engine.indexState(),
           has_instructions: (await engine.instructions()) !== null,
-          versioned: false,
+          versioned: history.versioned,
+          ...(history.versioned ? {} : { history_unavailable: history.reason }),
         };
       }),
     );

@@ -1,0 +1,540 @@
+// The vault's private history (SPEC §9): an isomorphic-git repository whose git directory lies outside
+// the user's own `.git`, with the vault root as work tree. Commits are built from trees directly —
+// blob, tree and commit objects plus one ref — so there is no index file, no `.gitignore` lookup and
+// no walk of the work tree: a commit reads exactly the paths it was given and writes only below the
+// private git directory (the fence in fenced-fs.ts enforces both).
+import {
+  expandOid,
+  init,
+  push,
+  readBlob,
+  readCommit,
+  readTree,
+  resolveRef,
+  writeBlob,
+  writeCommit,
+  writeRef,
+  writeTree,
+  type HttpClient,
+  type ReadCommitResult,
+  type TreeEntry,
+} from "isomorphic-git";
+import { ToolError } from "../core/errors";
+import type { Clock, HistoryEntry, HistoryMeta, HistoryPort, Logger } from "../core/ports";
+import { WriteLock } from "../core/write/lock";
+import { fenceFs, hasHiddenSegment, normalizeFsPath, relativeTo, type Fence, type FencedFsClient, type HistoryFs } from "./fenced-fs";
+import { commitMessage, parseMessage } from "./message";
+
+export const DEFAULT_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
+export const DEFAULT_BRANCH = "main";
+/** Baseline blobs written at once: enough to overlap reads, few enough to stay far from file-handle limits. */
+const BASELINE_PARALLEL = 8;
+const TREE_CACHE_MAX = 2048;
+const FILE_MODE = "100644";
+const TREE_MODE = "040000";
+
+export interface PushSettings {
+  /** An http(s) URL; credentials belong in `token`, never in the URL. */
+  url: string;
+  token?: string;
+  /** Sent with the token as HTTP basic auth; most hosts accept any name with a token as password. */
+  username?: string;
+  /** isomorphic-git's HTTP client for the host (`isomorphic-git/http/node`, or `/http/web`). */
+  http: HttpClient;
+}
+
+export interface GitHistoryOptions {
+  /** The vault's name, for log lines. */
+  vault: string;
+  /** The vault root: the work tree. */
+  dir: string;
+  /** The private git directory; never the user's `<dir>/.git`, never a visible folder of the vault. */
+  gitdir: string;
+  fs: HistoryFs;
+  logger: Logger;
+  clock: Clock;
+  author?: { name: string; email: string };
+  /**
+   * The vault's visible notes (vault-relative). Given, a repository without commits first records them
+   * all as one commit (`initial: N notes`), so history starts from the real content.
+   */
+  baseline?: () => Promise<string[]>;
+  push?: PushSettings;
+}
+
+type Change = { segments: string[]; oid: string | null; mode: string };
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function joinPath(root: string, relative: string): string {
+  return `${root.replace(/[\\/]+$/, "")}/${relative}`;
+}
+
+/** Vault paths as the write path hands them over: relative, `/`-separated, no `..`, no hidden segment. */
+function vaultSegments(path: string): string[] | null {
+  const segments = path.split("/");
+  if (path === "" || path.startsWith("/") || segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
+    throw new Error(`"${path}" is not a vault-relative path`);
+  }
+  return hasHiddenSegment(path) ? null : segments;
+}
+
+/** Where the git directory may live: not the vault, not around it, not the user's repository, not visible in it. */
+export function checkPlacement(dir: string, gitdir: string): void {
+  const root = normalizeFsPath(dir);
+  const git = normalizeFsPath(gitdir);
+  if (relativeTo(git, root) !== null) throw new Error(`the history folder ${gitdir} would contain the vault`);
+  const inside = relativeTo(root, git);
+  if (inside === null) return;
+  const first = inside.split("/")[0];
+  if (first === ".git") throw new Error(`the history folder ${gitdir} lies inside the vault's own .git repository`);
+  if (!hasHiddenSegment(inside)) throw new Error(`the history folder ${gitdir} is a visible folder of the vault; its files would show up as notes`);
+}
+
+/** The unavailable history: the vault works, the history tools explain why they cannot. */
+export class UnavailableHistory implements HistoryPort {
+  constructor(readonly reason: string) {}
+
+  status(): { versioned: false; reason: string } {
+    return { versioned: false, reason: this.reason };
+  }
+
+  commit(): Promise<string | null> {
+    return Promise.resolve(null);
+  }
+
+  log(): Promise<HistoryEntry[]> {
+    return Promise.reject(new ToolError("unsupported", `This vault has no history (${this.reason}).`));
+  }
+
+  readAt(): Promise<Uint8Array | null> {
+    return Promise.reject(new ToolError("unsupported", `This vault has no history (${this.reason}).`));
+  }
+}
+
+export class GitHistory implements HistoryPort {
+  private readonly options: GitHistoryOptions;
+  private readonly fence: Fence;
+  private readonly fs: FencedFsClient;
+  private readonly gitdir: string;
+  private readonly branchRef = `refs/heads/${DEFAULT_BRANCH}`;
+  private readonly queue = new WriteLock();
+  private readonly cache: object = {};
+  private readonly trees = new Map<string, TreeEntry[]>();
+  private pending: Promise<unknown> = Promise.resolve();
+  private pushing: Promise<void> | null = null;
+  private pushAgain = false;
+  private closed = false;
+
+  private constructor(options: GitHistoryOptions) {
+    this.options = options;
+    this.gitdir = options.gitdir;
+    this.fence = fenceFs(options.fs, { dir: options.dir, gitdir: options.gitdir });
+    this.fs = this.fence.client;
+  }
+
+  /** Opens (or creates) the repository; rejects with the reason when it cannot be used. */
+  static async open(options: GitHistoryOptions): Promise<GitHistory> {
+    checkPlacement(options.dir, options.gitdir);
+    if (options.push && !/^https?:\/\//i.test(options.push.url)) throw new Error("the history remote must be an http(s) URL");
+    const history = new GitHistory(options);
+    await history.prepare();
+    return history;
+  }
+
+  /** Refusals by the file-system fence since opening: always 0 unless something tried to leave it. */
+  get refusals(): number {
+    return this.fence.refusals;
+  }
+
+  private async prepare(): Promise<void> {
+    const raw = this.options.fs;
+    const stat = await raw.lstat(this.gitdir).catch((error: unknown) => {
+      if (isCode(error, "ENOENT")) return null;
+      throw error;
+    });
+    if (stat === null) {
+      await raw.mkdir(this.gitdir, { recursive: true });
+    } else if (stat.isSymbolicLink() || !stat.isDirectory()) {
+      throw new Error(`the history folder ${this.gitdir} is not a folder`);
+    }
+    const hasHead = await raw.stat(joinPath(this.gitdir, "HEAD")).then(
+      () => true,
+      () => false,
+    );
+    if (!hasHead) {
+      if ((await raw.readdir(this.gitdir)).length > 0) throw new Error(`the history folder ${this.gitdir} is not empty and not a git repository`);
+      await init({ fs: this.fs, gitdir: this.gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
+    }
+    const head = await this.head();
+    if (head) await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache });
+    this.options.logger.log({ level: "info", event: "history_opened", vault: this.options.vault, head: head?.slice(0, 7) ?? null });
+    const baseline = this.options.baseline;
+    if (!head && baseline) this.track(this.queue.run(() => this.recordBaseline(baseline)));
+  }
+
+  status(): { versioned: true } {
+    return { versioned: true };
+  }
+
+  private track(work: Promise<unknown>): void {
+    const settled = work.catch(() => undefined);
+    const previous = this.pending;
+    this.pending = Promise.all([previous, settled]);
+  }
+
+  /** Waits for queued commits and a running push (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.pending;
+    await this.queue.run(async () => undefined);
+    while (this.pushing) await this.pushing;
+  }
+
+  /** Stops a baseline in progress (it is redone at the next start), waits for the rest. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
+  }
+
+  /** isomorphic-git reads a git directory that is a file as a pointer elsewhere: never follow one. */
+  private async assertGitdir(): Promise<void> {
+    const stat = await this.options.fs.lstat(this.gitdir).catch(() => null);
+    if (!stat || stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`the history folder ${this.gitdir} is missing or not a folder`);
+  }
+
+  private async head(): Promise<string | null> {
+    try {
+      return await resolveRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef });
+    } catch (error) {
+      if (isCode(error, "NotFoundError")) return null;
+      throw error;
+    }
+  }
+
+  commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null> {
+    const work = this.queue.run(async () => {
+      if (this.closed) throw new Error("the history is closed");
+      await this.assertGitdir();
+      const changes: Change[] = [];
+      for (const path of new Set(paths)) {
+        const segments = vaultSegments(path);
+        if (segments) changes.push(await this.changeFor(path, segments));
+      }
+      const started = this.options.clock.now();
+      const id = await this.commitChanges(changes, commitMessage(message, meta));
+      if (id) {
+        this.options.logger.log({
+          level: "debug",
+          event: "history_commit",
+          vault: this.options.vault,
+          tool: meta.tool,
+          commit: id.slice(0, 7),
+          paths: changes.length,
+          duration_ms: this.options.clock.now() - started,
+        });
+        this.schedulePush();
+      }
+      return id;
+    });
+    this.track(work);
+    return work;
+  }
+
+  /** The path as it is on disk now: a file's blob, a folder's visible files as a tree, or gone. */
+  private async changeFor(path: string, segments: string[]): Promise<Change> {
+    const full = joinPath(this.options.dir, path);
+    const stat = await this.fs.promises.stat(full).catch((error: unknown) => {
+      if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
+      throw error;
+    });
+    if (!stat) return { segments, oid: null, mode: FILE_MODE };
+    if (stat.isDirectory()) return { segments, oid: await this.folderTree(full), mode: TREE_MODE };
+    return { segments, oid: await this.fileBlob(full), mode: FILE_MODE };
+  }
+
+  private async fileBlob(full: string): Promise<string> {
+    const bytes = await this.fs.promises.readFile(full);
+    const blob = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
+    return writeBlob({ fs: this.fs, gitdir: this.gitdir, blob });
+  }
+
+  /** A tree of the folder's visible files, or null when it holds none. */
+  private async folderTree(full: string): Promise<string | null> {
+    const entries: TreeEntry[] = [];
+    for (const name of await this.fs.promises.readdir(full)) {
+      if (name.startsWith(".")) continue;
+      const child = `${full}/${name}`;
+      const stat = await this.fs.promises.stat(child).catch(() => null);
+      if (!stat) continue;
+      if (stat.isDirectory()) {
+        const oid = await this.folderTree(child);
+        if (oid) entries.push({ mode: TREE_MODE, path: name, oid, type: "tree" });
+      } else if (stat.isFile()) {
+        entries.push({ mode: FILE_MODE, path: name, oid: await this.fileBlob(child), type: "blob" });
+      }
+    }
+    return entries.length === 0 ? null : writeTree({ fs: this.fs, gitdir: this.gitdir, tree: entries });
+  }
+
+  private async commitChanges(changes: readonly Change[], message: string): Promise<string | null> {
+    const head = await this.head();
+    const base = head ? (await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache })).commit.tree : null;
+    const tree = (await this.applyChanges(base, changes)) ?? (await writeTree({ fs: this.fs, gitdir: this.gitdir, tree: [] }));
+    if (tree === base) return null;
+    const now = this.options.clock.now();
+    const author = this.options.author ?? DEFAULT_AUTHOR;
+    const signature = { name: author.name, email: author.email, timestamp: Math.floor(now / 1000), timezoneOffset: new Date(now).getTimezoneOffset() };
+    const id = await writeCommit({
+      fs: this.fs,
+      gitdir: this.gitdir,
+      commit: { message, tree, parent: head ? [head] : [], author: signature, committer: signature },
+    });
+    await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: id, force: true });
+    return id;
+  }
+
+  private async entries(tree: string): Promise<TreeEntry[]> {
+    const cached = this.trees.get(tree);
+    if (cached) return cached;
+    const read = (await readTree({ fs: this.fs, gitdir: this.gitdir, oid: tree, cache: this.cache })).tree;
+    if (this.trees.size >= TREE_CACHE_MAX) this.trees.clear();
+    this.trees.set(tree, read);
+    return read;
+  }
+
+  /** The tree with the changes applied; null when nothing is left in it. */
+  private async applyChanges(tree: string | null, changes: readonly Change[]): Promise<string | null> {
+    const entries = new Map<string, TreeEntry>();
+    if (tree) for (const entry of await this.entries(tree)) entries.set(entry.path, entry);
+    const byName = new Map<string, Change[]>();
+    for (const change of changes) {
+      const name = change.segments[0]!;
+      const group = byName.get(name);
+      if (group) group.push(change);
+      else byName.set(name, [change]);
+    }
+    for (const [name, group] of byName) {
+      // A change to the entry itself first, then changes below it (a folder replaced, then edited).
+      for (const change of group.filter((item) => item.segments.length === 1)) {
+        if (change.oid === null) entries.delete(name);
+        else entries.set(name, { mode: change.mode, path: name, oid: change.oid, type: change.mode === TREE_MODE ? "tree" : "blob" });
+      }
+      const deeper = group.filter((item) => item.segments.length > 1).map((item) => ({ ...item, segments: item.segments.slice(1) }));
+      if (deeper.length === 0) continue;
+      const current = entries.get(name);
+      const subtree = await this.applyChanges(current?.type === "tree" ? current.oid : null, deeper);
+      if (subtree === null) entries.delete(name);
+      else entries.set(name, { mode: TREE_MODE, path: name, oid: subtree, type: "tree" });
+    }
+    if (entries.size === 0) return null;
+    const list = [...entries.values()];
+    if (tree) {
+      const before = await this.entries(tree);
+      if (before.length === list.length && before.every((entry) => entries.get(entry.path)?.oid === entry.oid && entries.get(entry.path)?.mode === entry.mode)) return tree;
+    }
+    return writeTree({ fs: this.fs, gitdir: this.gitdir, tree: list });
+  }
+
+  private async recordBaseline(list: () => Promise<string[]>): Promise<void> {
+    const started = this.options.clock.now();
+    try {
+      await this.assertGitdir();
+      if (await this.head()) return;
+      const paths = (await list()).filter((path) => !hasHiddenSegment(path));
+      const changes: Change[] = [];
+      for (let start = 0; start < paths.length; start += BASELINE_PARALLEL) {
+        if (this.closed) {
+          this.options.logger.log({ level: "info", event: "history_baseline_postponed", vault: this.options.vault, reason: "shutting down" });
+          return;
+        }
+        const batch = paths.slice(start, start + BASELINE_PARALLEL);
+        const blobs = await Promise.all(
+          batch.map(async (path) => {
+            try {
+              return { segments: path.split("/"), oid: await this.fileBlob(joinPath(this.options.dir, path)), mode: FILE_MODE };
+            } catch (error) {
+              // Gone since it was listed: the baseline records what is there.
+              if (isCode(error, "ENOENT") || isCode(error, "EISDIR")) return null;
+              throw error;
+            }
+          }),
+        );
+        for (const blob of blobs) if (blob) changes.push(blob);
+      }
+      if (changes.length === 0) return;
+      const id = await this.commitChanges(changes, `initial: ${changes.length} notes\n`);
+      this.options.logger.log({
+        level: "info",
+        event: "history_baseline",
+        vault: this.options.vault,
+        notes: changes.length,
+        commit: id?.slice(0, 7) ?? null,
+        duration_ms: this.options.clock.now() - started,
+      });
+      if (id) this.schedulePush();
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "history_baseline_failed", vault: this.options.vault, reason: messageOf(error) });
+    }
+  }
+
+  // ---- reading ---------------------------------------------------------------------------
+
+  private async commitAt(oid: string): Promise<ReadCommitResult> {
+    return readCommit({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+  }
+
+  /** The entry at the path in a tree: its oid and whether it is a file, or null when absent. */
+  private async entryAt(tree: string, segments: readonly string[]): Promise<TreeEntry | null> {
+    let current = tree;
+    for (let position = 0; position < segments.length; position++) {
+      const entry = (await this.entries(current)).find((candidate) => candidate.path === segments[position]);
+      if (!entry) return null;
+      if (position === segments.length - 1) return entry;
+      if (entry.type !== "tree") return null;
+      current = entry.oid;
+    }
+    return null;
+  }
+
+  async log(path: string | null, limit: number): Promise<HistoryEntry[]> {
+    await this.assertGitdir();
+    const found: HistoryEntry[] = [];
+    const segments = path === null ? null : vaultSegments(path);
+    if (limit <= 0 || (path !== null && segments === null)) return found;
+    const head = await this.head();
+    let current: ReadCommitResult | null = head ? await this.commitAt(head) : null;
+    let mine = current && segments ? await this.entryAt(current.commit.tree, segments) : null;
+    // First parents only: this repository's history is a line.
+    while (current && found.length < limit) {
+      const parentId = current.commit.parent[0];
+      const parent = parentId ? await this.commitAt(parentId) : null;
+      if (segments) {
+        const theirs = parent ? await this.entryAt(parent.commit.tree, segments) : null;
+        const changed = (mine?.oid ?? null) !== (theirs?.oid ?? null);
+        mine = theirs;
+        if (!changed) {
+          current = parent;
+          continue;
+        }
+      }
+      found.push(toEntry(current));
+      current = parent;
+    }
+    return found;
+  }
+
+  private async resolveRevision(revision: string): Promise<string> {
+    const wanted = revision.trim().toLowerCase();
+    const unknown = (): ToolError =>
+      new ToolError("not_found", `There is no revision "${revision}" in the history of vault "${this.options.vault}". Call note_history to list the revisions of a note and pass one of their commit ids.`, {
+        details: { revision },
+      });
+    if (wanted === "head") {
+      const head = await this.head();
+      if (!head) throw unknown();
+      return head;
+    }
+    if (!/^[0-9a-f]{4,40}$/.test(wanted)) {
+      throw new ToolError("invalid_argument", `"${revision}" is not a commit id. Pass a commit id from note_history (at least 4 hex characters), or HEAD for the newest.`);
+    }
+    let oid: string;
+    try {
+      oid = await expandOid({ fs: this.fs, gitdir: this.gitdir, oid: wanted, cache: this.cache });
+    } catch (error) {
+      if (isCode(error, "AmbiguousError")) {
+        throw new ToolError("invalid_argument", `"${revision}" matches more than one commit; pass more characters of the commit id (note_history lists them).`);
+      }
+      if (isCode(error, "NotFoundError")) throw unknown();
+      throw error;
+    }
+    try {
+      await this.commitAt(oid);
+    } catch (error) {
+      if (isCode(error, "ObjectTypeError") || isCode(error, "NotFoundError")) throw unknown();
+      throw error;
+    }
+    return oid;
+  }
+
+  async readAt(path: string, revision: string): Promise<Uint8Array | null> {
+    await this.assertGitdir();
+    const segments = vaultSegments(path);
+    const oid = await this.resolveRevision(revision);
+    if (!segments) return null;
+    const entry = await this.entryAt((await this.commitAt(oid)).commit.tree, segments);
+    if (!entry || entry.type !== "blob") return null;
+    const { blob } = await readBlob({ fs: this.fs, gitdir: this.gitdir, oid: entry.oid, cache: this.cache });
+    return blob;
+  }
+
+  // ---- push ------------------------------------------------------------------------------
+
+  private schedulePush(): void {
+    if (!this.options.push || this.closed) return;
+    if (this.pushing) {
+      this.pushAgain = true;
+      return;
+    }
+    const settings = this.options.push;
+    this.pushing = (async () => {
+      do {
+        this.pushAgain = false;
+        await this.pushOnce(settings);
+      } while (this.pushAgain && !this.closed);
+      this.pushing = null;
+    })();
+  }
+
+  private async pushOnce(settings: PushSettings): Promise<void> {
+    const started = this.options.clock.now();
+    const url = redactUrl(settings.url);
+    try {
+      const result = await push({
+        fs: this.fs,
+        http: settings.http,
+        gitdir: this.gitdir,
+        url: settings.url,
+        ref: DEFAULT_BRANCH,
+        remoteRef: DEFAULT_BRANCH,
+        ...(settings.token !== undefined
+          ? { onAuth: () => ({ username: settings.username ?? "x-access-token", password: settings.token }), onAuthFailure: () => ({ cancel: true }) }
+          : {}),
+      });
+      if (!result.ok) throw new Error(result.error ?? "the remote refused the push");
+      this.options.logger.log({ level: "info", event: "history_pushed", vault: this.options.vault, remote: url, duration_ms: this.options.clock.now() - started });
+    } catch (error) {
+      const reason = redact(messageOf(error), settings.token);
+      this.options.logger.log({ level: "warn", event: "history_push_failed", vault: this.options.vault, remote: url, reason });
+    }
+  }
+}
+
+function toEntry(read: ReadCommitResult): HistoryEntry {
+  const parsed = parseMessage(read.commit.message);
+  const entry: HistoryEntry = {
+    id: read.oid,
+    short: read.oid.slice(0, 7),
+    when: read.commit.author.timestamp * 1000,
+    author: read.commit.author.name,
+    message: parsed.text,
+  };
+  if (parsed.via !== undefined) entry.via = parsed.via;
+  if (parsed.user !== undefined) entry.user = parsed.user;
+  return entry;
+}
+
+/** A URL for a log line: user name and password (if someone put them there) removed. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, "$1");
+}
+
+function redact(text: string, token: string | undefined): string {
+  const cleaned = text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/gi, "$1");
+  return token && token.length > 0 ? cleaned.split(token).join("<token>") : cleaned;
+}

@@ -1,0 +1,36 @@
+// Opens a vault's private history for a Node host: an isomorphic-git repository in the host's own
+// folder (never the vault's `.git`), over node:fs. A vault whose history cannot be opened keeps working
+// without one, and says why (vault_list: `versioned: false`).
+import { promises as fs } from "node:fs";
+import type { Clock, HistoryPort, Logger } from "../../core/ports";
+import { GitHistory, UnavailableHistory } from "../../history/git-history";
+
+export interface OpenHistoryOptions {
+  vault: string;
+  root: string;
+  gitdir: string;
+  logger: Logger;
+  clock: Clock;
+  author?: { name: string; email: string };
+  /** The vault's visible files, recorded as the first commit of a new repository. */
+  baseline?: () => Promise<string[]>;
+}
+
+export async function openHistory(options: OpenHistoryOptions): Promise<HistoryPort & { close?(): Promise<void> }> {
+  try {
+    return await GitHistory.open({
+      vault: options.vault,
+      dir: options.root,
+      gitdir: options.gitdir,
+      fs,
+      logger: options.logger,
+      clock: options.clock,
+      ...(options.author ? { author: options.author } : {}),
+      ...(options.baseline ? { baseline: options.baseline } : {}),
+    });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    options.logger.log({ level: "warn", event: "history_unavailable", vault: options.vault, reason });
+    return new UnavailableHistory(reason);
+  }
+}
