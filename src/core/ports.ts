@@ -93,6 +93,12 @@ export type Yielder = () => Promise<void>;
 export interface WritePort {
   writeFile(path: string, bytes: Uint8Array, expectedHash: string | null): Promise<FileStat>;
   removeFile(path: string, expectedHash: string): Promise<void>;
+  /**
+   * Moves a file to a path that does not exist, creating its folders. In Obsidian this is
+   * FileManager.renameFile, which also rewrites links as the user's settings say; elsewhere only the
+   * file moves.
+   */
+  renameFile(from: string, to: string): Promise<void>;
   /** Files the server keeps for itself under a hidden folder (trash copies); false if one exists. */
   writeHidden(path: string, bytes: Uint8Array): Promise<boolean>;
   readHidden(path: string): Promise<Uint8Array | null>;

@@ -12,6 +12,7 @@ import { DAILY_TOOLS } from "./write/daily-tools";
 import { EDIT_TOOLS } from "./write/edit-tools";
 import { noteDiff, noteHistory } from "./history/note-history";
 import { noteRestore } from "./history/note-restore";
+import { noteMove } from "./maintain/note-move";
 
 export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   vaultList,
@@ -31,7 +32,9 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
 
 export const HISTORY_TOOLS: readonly AnyToolDefinition[] = [noteHistory, noteDiff, noteRestore];
 
-export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS, ...HISTORY_TOOLS];
+export const MAINTAIN_TOOLS: readonly AnyToolDefinition[] = [noteMove];
+
+export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS, ...MAINTAIN_TOOLS, ...HISTORY_TOOLS];
 
 export function isMutating(tool: AnyToolDefinition): boolean {
   return !tool.annotations.readOnlyHint;

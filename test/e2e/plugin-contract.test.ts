@@ -51,6 +51,14 @@ const STEPS: Step[] = [
   { tool: "note_frontmatter", args: { path: "wiki/index.md", set: { reviewed: true } } },
   { tool: "note_read", args: { path: "wiki/index.md" } },
   { tool: "note_delete", args: { path: "wiki/contract.md", dry_run: true } },
+  // In the plugin the rename goes through FileManager.renameFile, which rewrites links itself: the
+  // plan and the result must still be the same.
+  { tool: "note_move", args: { path: "wiki/rate-limiting.md", to: "archive/Rate limits.md", dry_run: true } },
+  { tool: "note_move", args: { path: "wiki/rate-limiting.md", to: "archive/Rate limits.md", reason: "contract move" } },
+  { tool: "note_backlinks", args: { path: "archive/Rate limits.md" } },
+  { tool: "note_read", args: { path: "wiki/index.md" } },
+  { tool: "note_move", args: { path: "archive/Rate limits.md", to: "wiki/rate-limiting.md" } },
+  { tool: "note_read", args: { path: "wiki/index.md" } },
 ];
 
 test("headless server and plugin give the same JSON for the same calls", async () => {

@@ -203,6 +203,37 @@ test("with history on, the restore command also offers recorded versions and res
   }
 });
 
+for (const alwaysUpdateLinks of [true, false]) {
+  test(`note_move renames through FileManager.renameFile and ends with every link updated (alwaysUpdateLinks: ${String(alwaysUpdateLinks)})`, async () => {
+    const harness = await startPlugin({ fixture: EDGE_VAULT, appConfig: { alwaysUpdateLinks } });
+    try {
+      const { app } = harness;
+      const dry = await harness.call("note_move", { path: "wiki/rate-limiting.md", to: "archive/Rate limits.md", dry_run: true });
+      assert.equal(dry.isError, false, dry.text);
+      const processBefore = app.vault.calls.process ?? 0;
+      const moved = await harness.call("note_move", { path: "wiki/rate-limiting.md", to: "archive/Rate limits.md" });
+      assert.equal(moved.isError, false, moved.text);
+      assert.deepEqual(moved.structured.warnings, []);
+      assert.equal(app.fileManager.calls.renameFile, 1, "the rename went through FileManager.renameFile");
+      const notes = moved.structured.notes as Array<{ path: string; diff: string; trash?: string }>;
+      assert.deepEqual(
+        notes.map(({ path: notePath, diff }) => ({ path: notePath, diff })),
+        (dry.structured.notes as Array<{ path: string; diff: string }>).map(({ path: notePath, diff }) => ({ path: notePath, diff })),
+        "what happened is what the dry run showed",
+      );
+      assert.ok(notes.length > 0 && notes.every((note) => typeof note.trash === "string"), "each rewritten note has a trash copy");
+      // With the setting on, Obsidian made the rewrites (one process per note) and the tool had nothing
+      // left to do; with it off, the tool made them through Vault.process itself.
+      assert.equal((app.vault.calls.process ?? 0) - processBefore, notes.length);
+      const backlinks = await harness.call("note_backlinks", { path: "archive/Rate limits.md" });
+      assert.ok((backlinks.structured.incoming as Array<{ path: string }>).some((entry) => entry.path === "wiki/index.md"));
+      assert.equal(app.vault.getFileByPath("wiki/rate-limiting.md"), null);
+    } finally {
+      await harness.stop();
+    }
+  });
+}
+
 test("onunload frees the port; loading the plugin again binds it again", async () => {
   const vault = tempVault(EDGE_VAULT);
   try {

@@ -72,6 +72,8 @@ const CASES: Record<string, Case> = {
     assert.equal(after.length, before.length + 1);
   },
   task_toggle: () => replaces("wiki/rate-limiting.md", "task_toggle", { path: "wiki/rate-limiting.md", line: 23 }),
+  // The links to the moved note are rewritten in wiki/index.md, which keeps a trash copy.
+  note_move: () => replaces("wiki/index.md", "note_move", { path: "projects/beta/plan.md", to: "projects/plan-moved.md" }),
   note_restore: async () => {
     const created = await server.call("note_create", { path: "wiki/restore-me.md", content: "first\n", reason: "a version to restore" });
     assert.equal(created.isError, false, created.text);

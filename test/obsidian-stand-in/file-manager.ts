@@ -102,6 +102,8 @@ function sameList(a: string[], b: string[]): boolean {
 }
 
 export class FileManager {
+  /** Calls per method, so tests can prove a plugin went through the FileManager. */
+  readonly calls: Record<string, number> = {};
   private readonly vault: Vault;
   private readonly metadataCache: MetadataCache;
   private queue: Promise<unknown> = Promise.resolve();
@@ -118,6 +120,7 @@ export class FileManager {
   }
 
   renameFile(file: TAbstractFile, newPath: string): Promise<void> {
+    this.calls.renameFile = (this.calls.renameFile ?? 0) + 1;
     const run = this.queue.then(() => this.renameNow(file, newPath));
     this.queue = run.catch(() => undefined);
     return run;

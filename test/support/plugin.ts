@@ -58,6 +58,8 @@ export interface PluginHarnessOptions {
   keepData?: boolean;
   /** A fixed port instead of a free one (the screenshot shows the default). */
   port?: number;
+  /** The app's settings (`vault.getConfig`), e.g. `{ alwaysUpdateLinks: false }`. */
+  appConfig?: Record<string, unknown>;
 }
 
 export async function startPlugin(options: PluginHarnessOptions): Promise<PluginHarness> {
@@ -72,7 +74,7 @@ export async function startPlugin(options: PluginHarnessOptions): Promise<Plugin
   };
   mkdirSync(path.join(vault.dir, pluginDir), { recursive: true });
   if (!options.keepData) writeFileSync(path.join(vault.dir, pluginDir, "data.json"), JSON.stringify(data, null, 2));
-  const app = createStandInApp({ vaultDir: vault.dir });
+  const app = createStandInApp({ vaultDir: vault.dir, ...(options.appConfig ? { config: options.appConfig } : {}) });
   const plugin = (await loadPlugin(app, pluginDir)) as LoadedPlugin;
   await app.finishStartup();
   await plugin.ready;

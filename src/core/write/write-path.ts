@@ -222,6 +222,23 @@ export class WritePath {
     }
   }
 
+  /**
+   * The one history commit of a vault-wide change (note_move, tag_rename, vault_replace, …): its
+   * per-file writes carry no reason, so they commit nothing; this records all of their paths at once,
+   * e.g. `vault_replace: 12 notes, 31 occurrences`. Resolves to warnings; a failure never throws.
+   */
+  async recordSummary(paths: readonly string[], subject: string, meta: HistoryMeta): Promise<string[]> {
+    if (!this.options.commit || paths.length === 0) return [];
+    try {
+      await this.options.commit([...paths], subject, meta);
+      return [];
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: meta.tool, paths: paths.length, reason });
+      return [`The changes were written but not recorded in history (${reason}); the trash copies still hold the previous versions.`];
+    }
+  }
+
   async write(op: WriteOperation): Promise<WriteResult> {
     return this.lock.run(async () => {
       const current = await this.readCurrent(op.path);
@@ -306,6 +323,32 @@ export class WritePath {
       result.message = `Deleted ${op.path}; a copy is in the trash (${result.trash}).`;
       return result;
     });
+  }
+
+  /**
+   * Renames a file; the target must not exist. Hosts whose rename rewrites links on its own
+   * (Obsidian's FileManager.renameFile) do so here; the caller compares and completes the rewrites.
+   */
+  async rename(op: { from: string; to: string; tool: string }): Promise<void> {
+    return this.lock.run(async () => {
+      if (!(await this.options.reader.stat(op.from))) {
+        throw new ToolError("not_found", `"${op.from}" does not exist (any more); nothing was moved. Find the note with note_search or note_list.`);
+      }
+      if (await this.options.reader.stat(op.to)) {
+        throw new ToolError("conflict", `"${op.to}" already exists; nothing was moved. Pick another path, or merge the two notes with note_merge.`, { state: "not_applied" });
+      }
+      await this.options.writer.renameFile(op.from, op.to);
+      try {
+        await this.options.afterWrite([op.from, op.to]);
+      } catch (error) {
+        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.vault, tool: op.tool, reason: error instanceof Error ? error.message : String(error) });
+      }
+    });
+  }
+
+  /** A trash copy of bytes a host changed on its own (links rewritten by Obsidian's rename). */
+  async keepTrashCopy(path: string, bytes: Uint8Array): Promise<string> {
+    return this.lock.run(() => this.copyToTrash(path, bytes));
   }
 
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */

@@ -84,6 +84,30 @@ export class FsWriter implements WritePort {
     await syncDirectory(path.dirname(absolute));
   }
 
+  async renameFile(from: string, to: string): Promise<void> {
+    const source = this.vault.absolute(from);
+    const target = this.vault.absolute(to);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    // link() refuses an existing target atomically, where rename() would replace it.
+    let linked = true;
+    try {
+      await fs.link(source, target);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "EEXIST") throw new ToolError("conflict", `"${to}" already exists; nothing was moved.`, { state: "not_applied" });
+      // File systems without hard links (FAT, some network shares): check, then rename.
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw error;
+      linked = false;
+    }
+    if (linked) await fs.rm(source);
+    else {
+      if (await fs.lstat(target).then(() => true, () => false)) throw new ToolError("conflict", `"${to}" already exists; nothing was moved.`, { state: "not_applied" });
+      await fs.rename(source, target);
+    }
+    await syncDirectory(path.dirname(target));
+    if (path.dirname(source) !== path.dirname(target)) await syncDirectory(path.dirname(source));
+  }
+
   async writeHidden(relative: string, bytes: Uint8Array): Promise<boolean> {
     const absolute = this.vault.absolute(relative);
     await fs.mkdir(path.dirname(absolute), { recursive: true });

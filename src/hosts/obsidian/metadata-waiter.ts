@@ -55,6 +55,15 @@ export class MetadataWaiter {
     };
   }
 
+  /** Settles at the next `resolved` (a rename fires no `changed`), or after the timeout. */
+  afterResolved(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const waiter: Waiter = { path: "", changed: true, resolve, timer: 0 };
+      waiter.timer = window.setTimeout(() => this.settle(waiter), this.timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
   private settle(waiter: Waiter): void {
     if (!this.waiters.delete(waiter)) return;
     window.clearTimeout(waiter.timer);

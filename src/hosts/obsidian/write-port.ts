@@ -136,6 +136,18 @@ export class ObsidianWriter implements WritePort {
     await this.app.fileManager.trashFile(file);
   }
 
+  /** Through FileManager.renameFile, so Obsidian updates links as its "Automatically update internal links" setting says. */
+  async renameFile(from: string, to: string): Promise<void> {
+    const source = this.app.vault.getAbstractFileByPath(normalizePath(this.scope.toVault(from)));
+    if (!source) throw conflict(from, null);
+    const target = normalizePath(this.scope.toVault(to));
+    if (this.app.vault.getAbstractFileByPath(target)) throw conflict(to, null);
+    await this.ensureFolder(parentOf(target));
+    const settled = this.metadata.afterResolved();
+    await this.app.fileManager.renameFile(source, target);
+    await settled;
+  }
+
   private hiddenPath(relative: string): string {
     return normalizePath(this.scope.toVault(relative));
   }
