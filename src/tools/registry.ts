@@ -12,7 +12,10 @@ import { DAILY_TOOLS } from "./write/daily-tools";
 import { EDIT_TOOLS } from "./write/edit-tools";
 import { noteDiff, noteHistory } from "./history/note-history";
 import { noteRestore } from "./history/note-restore";
+import { noteMerge } from "./maintain/note-merge";
 import { noteMove } from "./maintain/note-move";
+import { tagRename } from "./maintain/tag-rename";
+import { vaultReplace } from "./maintain/vault-replace";
 
 export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   vaultList,
@@ -32,7 +35,7 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
 
 export const HISTORY_TOOLS: readonly AnyToolDefinition[] = [noteHistory, noteDiff, noteRestore];
 
-export const MAINTAIN_TOOLS: readonly AnyToolDefinition[] = [noteMove];
+export const MAINTAIN_TOOLS: readonly AnyToolDefinition[] = [noteMove, noteMerge, tagRename, vaultReplace];
 
 export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS, ...MAINTAIN_TOOLS, ...HISTORY_TOOLS];
 
