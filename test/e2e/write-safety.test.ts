@@ -72,6 +72,10 @@ const CASES: Record<string, Case> = {
     assert.equal(after.length, before.length + 1);
   },
   task_toggle: () => replaces("wiki/rate-limiting.md", "task_toggle", { path: "wiki/rate-limiting.md", line: 23 }),
+  tag_rename: () => replaces("wiki/bom-crlf.md", "tag_rename", { from: "crlf", to: "line-endings" }),
+  vault_replace: () =>
+    replaces("Deutsch Notizen/Überlegungen.md", "vault_replace", { pattern: "Straße, Maß, Fuß.", literal: true, replace: `Straße. ${MARKER}`, dry_run: false }),
+  note_merge: () => replaces("wiki/big-sections.md", "note_merge", { path: "wiki/dots-end.md", into: "wiki/big-sections.md" }),
   // The links to the moved note are rewritten in wiki/index.md, which keeps a trash copy.
   note_move: () => replaces("wiki/index.md", "note_move", { path: "projects/beta/plan.md", to: "projects/plan-moved.md" }),
   note_restore: async () => {
