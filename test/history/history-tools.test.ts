@@ -45,7 +45,7 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
   throw new Error(`timed out waiting for ${what}`);
 }
 
-test("the user's own .git (index, hook, stash) is byte-identical after 100 tool writes, deletes and restores", async () => {
+test("the user's own .git (index, hook, stash) is byte-identical after 100 tool writes, moves, deletes and restores", async () => {
   const vault = tempVault(EDGE_VAULT);
   // The user's repository: commits, a staged index, a hook, and a stash entry.
   await git.init({ fs, dir: vault.dir, defaultBranch: "main" });
@@ -68,7 +68,12 @@ test("the user's own .git (index, hook, stash) is byte-identical after 100 tool 
     assert.equal(created.isError, false, created.text);
     let hash = created.structured.content_hash as string;
     for (let i = 0; i < 100; i++) {
-      if (i % 25 === 24) {
+      if (i % 20 === 19) {
+        const away = await server.call("note_move", { path: "wiki/churn.md", to: "archive/", reason: `move away ${i}` });
+        assert.equal(away.isError, false, away.text);
+        const back = await server.call("note_move", { path: "archive/churn.md", to: "wiki/", reason: `move back ${i}` });
+        assert.equal(back.isError, false, back.text);
+      } else if (i % 25 === 24) {
         const removed = await server.call("note_delete", { path: "wiki/churn.md", content_hash: hash, reason: `delete ${i}` });
         assert.equal(removed.isError, false, removed.text);
         created = await server.call("note_create", { path: "wiki/churn.md", content: `again ${i}\n`, reason: `recreate ${i}` });
