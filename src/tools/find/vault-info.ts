@@ -1,5 +1,6 @@
 // vault_list and vault_stats: what is served and how big it is.
-import type { VaultEngine } from "../../core/vault/types";
+import type { LinkMap } from "../../core/ports";
+import type { VaultEngine, VaultView } from "../../core/vault/types";
 import { iso, vaultField } from "../common";
 import { object } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
@@ -49,6 +50,13 @@ export interface VaultStats {
   top_tags: Array<{ tag: string; count: number }>;
 }
 
+/** No link to another file and none from another note; a note's links to itself do not count. */
+export function isOrphan(engine: VaultView, path: string, resolved: LinkMap = engine.metadata().resolvedLinks()): boolean {
+  const linksElsewhere = Object.keys(resolved[path] ?? {}).some((target) => target !== path);
+  const linkedFromElsewhere = [...engine.incoming(path).keys()].some((source) => source !== path);
+  return !linksElsewhere && !linkedFromElsewhere;
+}
+
 export function computeStats(engine: VaultEngine): VaultStats {
   const files = engine.files();
   const resolved = engine.metadata().resolvedLinks();
@@ -78,9 +86,7 @@ export function computeStats(engine: VaultEngine): VaultStats {
     const missing = Object.values(unresolved[file.path] ?? {}).reduce((sum, count) => sum + count, 0);
     links += outgoing + missing;
     broken += missing;
-    const linksElsewhere = Object.keys(out).some((target) => target !== file.path);
-    const linkedFromElsewhere = [...engine.incoming(file.path).keys()].some((source) => source !== file.path);
-    if (!linksElsewhere && !linkedFromElsewhere) orphans += 1;
+    if (isOrphan(engine, file.path, resolved)) orphans += 1;
   }
   const top = [...tagCounts.entries()]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
