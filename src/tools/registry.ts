@@ -14,8 +14,11 @@ import { noteDiff, noteHistory } from "./history/note-history";
 import { noteRestore } from "./history/note-restore";
 import { noteMerge } from "./maintain/note-merge";
 import { noteMove } from "./maintain/note-move";
+import { noteSplit } from "./maintain/note-split";
 import { tagRename } from "./maintain/tag-rename";
 import { vaultReplace } from "./maintain/vault-replace";
+import { vaultCreate } from "./maintain/vault-create";
+import { vaultReview } from "./maintain/vault-review";
 
 export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   vaultList,
@@ -35,7 +38,7 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
 
 export const HISTORY_TOOLS: readonly AnyToolDefinition[] = [noteHistory, noteDiff, noteRestore];
 
-export const MAINTAIN_TOOLS: readonly AnyToolDefinition[] = [noteMove, noteMerge, tagRename, vaultReplace];
+export const MAINTAIN_TOOLS: readonly AnyToolDefinition[] = [noteMove, noteMerge, noteSplit, tagRename, vaultReplace, vaultReview, vaultCreate];
 
 export const ALL_TOOLS: readonly AnyToolDefinition[] = [...FIND_TOOLS, ...DAILY_TOOLS, ...EDIT_TOOLS, ...MAINTAIN_TOOLS, ...HISTORY_TOOLS];
 

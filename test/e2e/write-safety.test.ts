@@ -78,6 +78,8 @@ const CASES: Record<string, Case> = {
   note_merge: () => replaces("wiki/big-sections.md", "note_merge", { path: "wiki/dots-end.md", into: "wiki/big-sections.md" }),
   // The links to the moved note are rewritten in wiki/index.md, which keeps a trash copy.
   note_move: () => replaces("wiki/index.md", "note_move", { path: "projects/beta/plan.md", to: "projects/plan-moved.md" }),
+  // The split section leaves the original, which keeps a trash copy of its text before the split.
+  note_split: () => replaces("projects/alpha/Team notes.md", "note_split", { path: "projects/alpha/Team notes.md", level: 1, folder: "projects/alpha/split" }),
   note_restore: async () => {
     const created = await server.call("note_create", { path: "wiki/restore-me.md", content: "first\n", reason: "a version to restore" });
     assert.equal(created.isError, false, created.text);
@@ -89,6 +91,10 @@ const CASES: Record<string, Case> = {
   },
   attachment_put: () =>
     replaces("Attachments/diagram.png", "attachment_put", { path: "Attachments/diagram.png", data_base64: Buffer.from(`png ${MARKER}`).toString("base64"), overwrite: true }),
+  vault_create: async () => {
+    await neverOverwrites("vault_create", { layout: "wiki-raw" }, "INSTRUCTIONS.md");
+    await neverOverwrites("vault_create", { layout: "wiki-raw" }, "wiki/index.md");
+  },
 };
 
 test("every mutating tool keeps a trash copy of what it replaces or removes", async () => {

@@ -81,6 +81,24 @@ export function rewriteReference(original: string, oldLink: string, linktext: st
   return `${open}${shown}${middle}${written}${title}${close}`;
 }
 
+/**
+ * The reference pointed at `linktext` with everything the reader saw kept: display text, a markdown
+ * link's title, `<…>` and `\|`. For rewrites where the target is a part of the old one (note_split),
+ * so the old name shown as an alias is still the right words.
+ */
+export function retargetReference(original: string, linktext: string): string {
+  const wiki = WIKILINK.exec(original);
+  if (wiki) {
+    const [, open = "", , aliasPart = "", , , close = ""] = wiki;
+    return `${open}${linktext}${aliasPart}${close}`;
+  }
+  const markdown = MARKDOWN_LINK.exec(original);
+  if (!markdown) return original;
+  const [, open = "", label = "", middle = "", target = "", title = "", close = ""] = markdown;
+  const written = target.startsWith("<") ? `<${linktext}>` : linktext.replace(/ /g, "%20");
+  return `${open}${label}${middle}${written}${title}${close}`;
+}
+
 type AnyReference = Reference & { position?: { start: { line: number; col: number } }; key?: string };
 
 export function planMove(input: MovePlanInput): PlannedFile[] {
