@@ -5,7 +5,7 @@ import path from "node:path";
 import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
 import { defaultUser, type UserRecord } from "./auth/users";
 import { VAULT_NAME } from "./core/vault/directory";
-import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessVault } from "./hosts/node/headless";
+import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessHistory, type HeadlessOptions, type HeadlessVault } from "./hosts/node/headless";
 import { defaultDataDir } from "./hosts/node/host";
 import { JsonLineLogger } from "./hosts/node/services";
 import { serveStdio } from "./hosts/node/stdio";
@@ -154,7 +154,7 @@ async function serve(args: CliArgs): Promise<void> {
     if (token.generated) shownToken = token.token;
   }
   if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history });
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false });
     return;
   }
   const host = args.host ?? config?.server.host ?? DEFAULT_HOST;
@@ -171,7 +171,7 @@ async function serve(args: CliArgs): Promise<void> {
     allowedOrigins: config?.server.allowedOrigins,
     rateLimit: config?.server.rateLimit,
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    history: args.history,
+    history: historySettings(args, config),
   });
   // Signals are handled before anything is printed, so a client that reacts to the banner at once
   // can never catch the process with the default handler (which would skip the index flush).
@@ -209,6 +209,23 @@ async function serve(args: CliArgs): Promise<void> {
   else if (!config) lines.push("Bearer token: the value of SECONDBRAIN_TOKEN");
   lines.push(clientConfigText(url, shownToken));
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+/** `--no-history` wins; the config file may turn the history off, name its author and a remote. */
+function historySettings(args: CliArgs, config: AppConfig | null): HeadlessOptions["history"] {
+  if (!args.history || config?.history.enabled === false) return false;
+  const history = config?.history;
+  if (!history) return true;
+  const settings: HeadlessHistory = {};
+  if (history.author) settings.author = history.author;
+  if (history.remote) {
+    const token = history.tokenEnv !== undefined ? process.env[history.tokenEnv] : undefined;
+    if (history.tokenEnv !== undefined && (token === undefined || token === "")) {
+      throw new UsageError(`history.token_env names ${history.tokenEnv}, which is not set; export it or remove history.token_env`);
+    }
+    settings.remote = { url: history.remote, ...(token ? { token } : {}), ...(history.username ? { username: history.username } : {}) };
+  }
+  return settings;
 }
 
 async function reindex(args: CliArgs): Promise<void> {

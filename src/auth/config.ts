@@ -26,6 +26,18 @@ export interface AppConfig {
   server: ServerSettings;
   limits: { maxResponseBytes?: number };
   audit: { file?: string };
+  history: HistoryConfig;
+}
+
+/** The private history (SPEC §9): on by default; optionally pushed to a remote after commits. */
+export interface HistoryConfig {
+  enabled: boolean;
+  author?: { name: string; email: string };
+  /** An http(s) URL; `{vault}` stands for the vault's name (required when serving several vaults). */
+  remote?: string;
+  /** The environment variable that holds the remote's token: the file never holds the secret. */
+  tokenEnv?: string;
+  username?: string;
 }
 
 export class ConfigError extends Error {
@@ -45,7 +57,8 @@ export class ConfigError extends Error {
 export const MIN_TOKEN_LENGTH = 16;
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
-const TOP_KEYS = ["users", "server", "limits", "audit"] as const;
+const TOP_KEYS = ["users", "server", "limits", "audit", "history"] as const;
+const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
 const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only"] as const;
 const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit"] as const;
 const RATE_LIMIT_KEYS = ["per_minute", "burst"] as const;
@@ -238,6 +251,29 @@ function readAudit(reader: Reader, at: Located | undefined): AppConfig["audit"] 
   return fields.file ? { file: reader.string(fields.file) } : {};
 }
 
+function readHistory(reader: Reader, at: Located | undefined): HistoryConfig {
+  const fields = at ? reader.map(at, HISTORY_KEYS) : {};
+  const history: HistoryConfig = { enabled: fields.enabled ? reader.boolean(fields.enabled) : true };
+  if (fields.author_name || fields.author_email) {
+    if (!fields.author_name || !fields.author_email) reader.fail(fields.author_name ?? fields.author_email!, "needs both history.author_name and history.author_email");
+    history.author = { name: reader.string(fields.author_name), email: reader.string(fields.author_email) };
+  }
+  if (fields.remote) {
+    const remote = reader.string(fields.remote);
+    if (!/^https?:\/\/[^/@\s]+(\/\S*)?$/i.test(remote)) {
+      reader.fail(fields.remote, "must be an http(s) URL without credentials in it (put the token in the variable named by history.token_env)");
+    }
+    history.remote = remote;
+  }
+  if (fields.token_env) {
+    const name = reader.string(fields.token_env);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) reader.fail(fields.token_env, "must be the name of an environment variable");
+    history.tokenEnv = name;
+  }
+  if (fields.username) history.username = reader.string(fields.username);
+  return history;
+}
+
 /** Parses and validates a config file's text; `source` names the file in error messages. */
 export function parseConfig(text: string, source = "config"): AppConfig {
   const lines = new LineCounter();
@@ -252,6 +288,7 @@ export function parseConfig(text: string, source = "config"): AppConfig {
     server: readServer(reader, top.server),
     limits: readLimits(reader, top.limits),
     audit: readAudit(reader, top.audit),
+    history: readHistory(reader, top.history),
   };
 }
 

@@ -65,7 +65,7 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {} });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
 });
 
@@ -143,4 +143,25 @@ test("defaultToken takes SECONDBRAIN_TOKEN, else generates one to show", () => {
   assert.equal(generated.generated, true);
   assert.ok(generated.token.startsWith(TOKEN_PREFIX));
   assert.notEqual(defaultToken({}).token, generated.token);
+});
+
+test("history: on by default; author, a remote with {vault} and the token's variable; credentials in the URL refused", () => {
+  assert.deepEqual(parseConfig("").history, { enabled: true });
+  const config = parseConfig(
+    "history:\n  author_name: Ada\n  author_email: ada@example.org\n  remote: https://git.example.org/ada/{vault}.git\n  token_env: NOTES_PUSH_TOKEN\n",
+  );
+  assert.deepEqual(config.history, {
+    enabled: true,
+    author: { name: "Ada", email: "ada@example.org" },
+    remote: "https://git.example.org/ada/{vault}.git",
+    tokenEnv: "NOTES_PUSH_TOKEN",
+  });
+  assert.equal(parseConfig("history:\n  enabled: false\n").history.enabled, false);
+  assert.throws(() => parseConfig("history:\n  remote: https://ada:secret@git.example.org/x.git\n"), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /history\.remote must be an http\(s\) URL without credentials/);
+    assert.ok(!error.message.includes("secret"));
+    return true;
+  });
+  assert.throws(() => parseConfig("history:\n  author_name: Ada\n"), /author_email/);
 });

@@ -9,7 +9,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
 import { ALL_TOOLS } from "../../tools/registry";
-import { NodeVaultHost } from "./host";
+import { NodeVaultHost, type NodeVaultOptions } from "./host";
 import { PROTOCOL_VERSION, VERSION } from "./version";
 
 export interface HeadlessVault {
@@ -29,7 +29,22 @@ export interface HeadlessOptions {
   maxResponseBytes?: number;
   watch?: boolean;
   /** Each vault's private history in the data folder (SPEC §9); on unless false. */
-  history?: boolean;
+  history?: boolean | HeadlessHistory;
+}
+
+export interface HeadlessHistory {
+  author?: { name: string; email: string };
+  /** Pushed to after commits; `{vault}` in the URL stands for the vault's name. */
+  remote?: { url: string; token?: string; username?: string };
+}
+
+/** The history settings of one vault: the remote URL with its name filled in. */
+function historyFor(history: HeadlessOptions["history"], vault: string): NodeVaultOptions["history"] {
+  if (history === undefined || typeof history === "boolean") return history;
+  const settings: Exclude<NodeVaultOptions["history"], boolean | undefined> = {};
+  if (history.author) settings.author = history.author;
+  if (history.remote) settings.push = { ...history.remote, url: history.remote.url.split("{vault}").join(encodeURIComponent(vault)) };
+  return settings;
 }
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
@@ -47,8 +62,12 @@ export class HeadlessServer {
 
   constructor(options: HeadlessOptions) {
     this.options = options;
+    const remote = typeof options.history === "object" ? options.history.remote : undefined;
+    if (remote && options.vaults.length > 1 && !remote.url.includes("{vault}")) {
+      throw new Error("history.remote must contain {vault} when several vaults are served: each vault has its own history and needs its own remote repository.");
+    }
     this.hosts = options.vaults.map(
-      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch, history: options.history }),
+      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch, history: historyFor(options.history, vault.name) }),
     );
     this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
     this.users = new UserStore(options.users);

@@ -2,6 +2,7 @@
 // folder (never the vault's `.git`), over node:fs. A vault whose history cannot be opened keeps working
 // without one, and says why (vault_list: `versioned: false`).
 import { promises as fs } from "node:fs";
+import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
 import { GitHistory, UnavailableHistory } from "../../history/git-history";
 
@@ -14,6 +15,14 @@ export interface OpenHistoryOptions {
   author?: { name: string; email: string };
   /** The vault's visible files, recorded as the first commit of a new repository. */
   baseline?: () => Promise<string[]>;
+  /** Pushed to after commits, in the background; failures are logged, never raised. */
+  push?: RemotePush;
+}
+
+export interface RemotePush {
+  url: string;
+  token?: string;
+  username?: string;
 }
 
 export async function openHistory(options: OpenHistoryOptions): Promise<HistoryPort & { close?(): Promise<void> }> {
@@ -27,6 +36,16 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       clock: options.clock,
       ...(options.author ? { author: options.author } : {}),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      ...(options.push
+        ? {
+            push: {
+              url: options.push.url,
+              http,
+              ...(options.push.token !== undefined ? { token: options.push.token } : {}),
+              ...(options.push.username !== undefined ? { username: options.push.username } : {}),
+            },
+          }
+        : {}),
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

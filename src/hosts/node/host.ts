@@ -7,7 +7,7 @@ import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { HistoryPort, Logger } from "../../core/ports";
 import { FsVault } from "./fs-vault";
 import { FsWriter } from "./fs-writer";
-import { openHistory } from "./history";
+import { openHistory, type RemotePush } from "./history";
 import { FileIndexStore } from "./index-store";
 import { NodeMetadata } from "./node-metadata";
 import { nodeHasher, setImmediateYielder, systemClock } from "./services";
@@ -24,7 +24,7 @@ export interface NodeVaultOptions {
   /** Quiet time after the last change before the snapshot is rewritten. */
   persistDelayMs?: number;
   /** The private history (SPEC §9), in the data folder; on unless false. */
-  history?: boolean | { author?: { name: string; email: string } };
+  history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
 }
 
 export function defaultDataDir(): string {
@@ -90,6 +90,7 @@ export class NodeVaultHost {
         logger: this.options.logger,
         clock: systemClock,
         ...(settings.author ? { author: settings.author } : {}),
+        ...(settings.push ? { push: settings.push } : {}),
         baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
       });
       this.engine.attachHistory(this.history);
