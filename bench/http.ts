@@ -28,6 +28,9 @@ export async function startBenchServer(root: string, dataDir: string): Promise<B
     // Audit lines are still formatted (their cost is part of a call) but written nowhere.
     logger: new JsonLineLogger({ level: "info", write: () => undefined }),
     watch: false,
+    // The index and the HTTP path are measured here; a history's first-start baseline of every
+    // note would run alongside and blur them.
+    history: false,
   });
   await server.start();
   const client = new Client({ name: "secondbrain-bench", version: "1.0.0" });

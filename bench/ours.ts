@@ -48,7 +48,8 @@ export async function startMeasured(root: string, dataDir: string): Promise<{ ho
       if (typeof bytes === "number") phases.bytes = bytes;
     }
   });
-  const host = new NodeVaultHost({ name: BENCH_VAULT, root, dataDir, logger, watch: false });
+  // The history is measured by its own tests; its first-start baseline would blur the index figures.
+  const host = new NodeVaultHost({ name: BENCH_VAULT, root, dataDir, logger, watch: false, history: false });
   probe = PhaseProbe.start();
   const report = await host.start();
   const tail = probe.stop();

@@ -101,7 +101,7 @@ const silentLogger = (): JsonLineLogger => new JsonLineLogger({ level: "error", 
 /** Builds our index on `root` in a fresh data folder, as the server does. */
 async function startOurs(root: string, scratch: string): Promise<NodeVaultHost> {
   const dataDir = mkdtempSync(path.join(scratch, "data-"));
-  const host = new NodeVaultHost({ name: "quality", root, dataDir, logger: silentLogger(), watch: false });
+  const host = new NodeVaultHost({ name: "quality", root, dataDir, logger: silentLogger(), watch: false, history: false });
   await host.start();
   return host;
 }
