@@ -112,6 +112,8 @@ export interface HistoryPort {
   status(): { versioned: true } | { versioned: false; reason: string };
   /** Commits the given vault paths as they are on disk now; resolves to the commit id, or null when nothing changed. Never throws for a write: the write path turns a rejection into a warning. */
   commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null>;
+  /** True while the first snapshot of the vault is being recorded: a commit now would wait for it. */
+  busy?(): boolean;
   /** Newest first; path null = whole vault. */
   log(path: string | null, limit: number): Promise<HistoryEntry[]>;
   /** The file's bytes at a revision (full or short id), or null when it did not exist there. */

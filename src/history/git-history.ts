@@ -131,6 +131,7 @@ export class GitHistory implements HistoryPort {
   private pushing: Promise<void> | null = null;
   private pushAgain = false;
   private closed = false;
+  private baselining = false;
 
   private constructor(options: GitHistoryOptions) {
     this.options = options;
@@ -176,11 +177,18 @@ export class GitHistory implements HistoryPort {
     if (head) await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache });
     this.options.logger.log({ level: "info", event: "history_opened", vault: this.options.vault, head: head?.slice(0, 7) ?? null });
     const baseline = this.options.baseline;
-    if (!head && baseline) this.track(this.queue.run(() => this.recordBaseline(baseline)));
+    if (!head && baseline) {
+      this.baselining = true;
+      this.track(this.queue.run(() => this.recordBaseline(baseline)).finally(() => (this.baselining = false)));
+    }
   }
 
   status(): { versioned: true } {
     return { versioned: true };
+  }
+
+  busy(): boolean {
+    return this.baselining;
   }
 
   private track(work: Promise<unknown>): void {

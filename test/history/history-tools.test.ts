@@ -9,7 +9,7 @@ import { promises as fsp, existsSync, readFileSync, readdirSync, rmSync, statSyn
 import path from "node:path";
 import * as git from "isomorphic-git";
 import { vaultDataDir } from "../../src/hosts/node/host";
-import { EDGE_VAULT, tempVault } from "../support/vaults";
+import { EDGE_VAULT, HELP_VAULT, tempVault } from "../support/vaults";
 import { callTool, startTestServer, type TestServer } from "../support/server";
 
 const fs = { promises: fsp };
@@ -236,5 +236,22 @@ test("a vault whose history cannot be opened keeps working and says why (version
   } finally {
     await server.stop();
     vault.cleanup();
+  }
+});
+
+test("a write during the first snapshot does not wait for it: it is queued, says so, and is committed after it", async () => {
+  const server = await startTestServer({ fixture: HELP_VAULT, quiet: false });
+  try {
+    const created = await server.call("note_create", { path: "early.md", content: "written at once\n", reason: "early bird" });
+    assert.equal(created.isError, false, created.text);
+    const warnings = created.structured.warnings as string[];
+    assert.ok(warnings.some((warning) => /first snapshot; this change is queued/.test(warning)), JSON.stringify(warnings));
+    await server.server.historyIdle();
+    const revisions = (await server.call("note_history", { path: "early.md" })).structured.revisions as Array<{ message: string }>;
+    assert.deepEqual(revisions.map((revision) => revision.message), ["note_create: early.md"]);
+    const baseline = (await server.call("note_history", { path: "Home.md" })).structured.revisions as Array<{ message: string }>;
+    assert.match(baseline[baseline.length - 1]!.message, /^initial: \d+ notes$/);
+  } finally {
+    await server.stop();
   }
 });

@@ -17,6 +17,7 @@ export const REPO_ROOT = path.resolve(__dirname, "../..");
 /** What the tests read off the plugin instance beyond the Plugin API. */
 export interface LoadedPlugin extends Plugin {
   ready: Promise<void>;
+  historyIdle(): Promise<void>;
   config: { server: { port: number } };
 }
 
@@ -76,8 +77,16 @@ export async function startPlugin(options: PluginHarnessOptions): Promise<Plugin
   if (!options.keepData) writeFileSync(path.join(vault.dir, pluginDir, "data.json"), JSON.stringify(data, null, 2));
   const app = createStandInApp({ vaultDir: vault.dir, ...(options.appConfig ? { config: options.appConfig } : {}) });
   const plugin = (await loadPlugin(app, pluginDir)) as LoadedPlugin;
-  await app.finishStartup();
-  await plugin.ready;
+  try {
+    await app.finishStartup();
+    await plugin.ready;
+    await plugin.historyIdle();
+  } catch (error) {
+    // A plugin that fails to come up must not keep its port and the test process alive.
+    unloadPlugin(plugin);
+    if (!options.vault) vault.cleanup();
+    throw error;
+  }
   const url = `http://127.0.0.1:${plugin.config.server.port}/mcp`;
   const clients: Client[] = [];
   const connect = async (withToken = token, name = "plugin-test-client"): Promise<Client> => {

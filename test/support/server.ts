@@ -31,6 +31,8 @@ export interface TestServerOptions {
   extra?: Partial<HeadlessOptions>;
   /** Reuse an existing temp vault (restart tests). */
   vault?: TempVault;
+  /** Serve at once, while the history may still record its first snapshot (default: wait for it). */
+  quiet?: boolean;
 }
 
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolCallResult> {
@@ -58,6 +60,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...options.extra,
   });
   await server.start();
+  // Tests start from a quiet vault: the history's first snapshot is recorded before the first call.
+  if (options.quiet !== false) await server.historyIdle();
   const url = server.url;
   const clients: Client[] = [];
   const connect = async (withToken = token, name = "test-client"): Promise<Client> => {

@@ -120,7 +120,16 @@ export class Engine implements VaultEngine {
       afterWrite: (paths) => this.applyChanges(paths),
       commit: async (paths, message, meta) => {
         const history = this.historyPort;
-        if (history && history.status().versioned) await history.commit(paths, message, meta);
+        if (!history || !history.status().versioned) return "recorded";
+        if (history.busy?.()) {
+          // A large vault's first snapshot can take a minute: the write does not wait for it.
+          history.commit(paths, message, meta).catch((error: unknown) => {
+            options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.name, tool: meta.tool, reason: error instanceof Error ? error.message : String(error) });
+          });
+          return "queued";
+        }
+        await history.commit(paths, message, meta);
+        return "recorded";
       },
     });
   }

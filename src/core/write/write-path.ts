@@ -36,6 +36,11 @@ export interface WriteOperation {
   encoding?: NoteEncoding;
 }
 
+/** `queued`: the history is busy with its first snapshot; the commit follows it without the caller waiting. */
+export type CommitOutcome = "recorded" | "queued";
+
+const QUEUED_WARNING = "The history is still recording the vault's first snapshot; this change is queued and will be committed right after it.";
+
 export interface WriteActor {
   via?: string;
   user?: string;
@@ -70,7 +75,7 @@ export interface WritePathOptions {
   /** Brings the index and metadata up to date after a write; failures only warn. */
   afterWrite(paths: string[]): Promise<void>;
   /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
-  commit?(paths: string[], message: string, meta: HistoryMeta): Promise<unknown>;
+  commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
 }
 
 interface Current {
@@ -213,7 +218,7 @@ export class WritePath {
       if (op.actor?.via !== undefined) meta.via = op.actor.via;
       if (op.actor?.user !== undefined) meta.user = op.actor.user;
       try {
-        await this.options.commit(paths, `${op.tool}: ${op.path}`, meta);
+        if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta)) === "queued") warnings.push(QUEUED_WARNING);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason });
@@ -230,8 +235,7 @@ export class WritePath {
   async recordSummary(paths: readonly string[], subject: string, meta: HistoryMeta): Promise<string[]> {
     if (!this.options.commit || paths.length === 0) return [];
     try {
-      await this.options.commit([...paths], subject, meta);
-      return [];
+      return (await this.options.commit([...paths], subject, meta)) === "queued" ? [QUEUED_WARNING] : [];
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: meta.tool, paths: paths.length, reason });

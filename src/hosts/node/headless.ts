@@ -81,6 +81,11 @@ export class HeadlessServer {
     });
   }
 
+  /** Waits until every vault's history has recorded what was queued, its first snapshot included. */
+  async historyIdle(): Promise<void> {
+    for (const host of this.hosts) await host.historyIdle();
+  }
+
   /** The MCP endpoint, e.g. http://127.0.0.1:27125/mcp. */
   get url(): string {
     if (!this.http) throw new Error("server not started");

@@ -25,7 +25,7 @@ export interface RemotePush {
   username?: string;
 }
 
-export async function openHistory(options: OpenHistoryOptions): Promise<HistoryPort & { close?(): Promise<void> }> {
+export async function openHistory(options: OpenHistoryOptions): Promise<HistoryPort & { close?(): Promise<void>; idle?(): Promise<void> }> {
   try {
     return await GitHistory.open({
       vault: options.vault,

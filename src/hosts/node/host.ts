@@ -56,7 +56,7 @@ export class NodeVaultHost {
   private watcher: VaultWatcher | null = null;
   private persistTimer: NodeJS.Timeout | null = null;
   private persisting: Promise<void> = Promise.resolve();
-  private history: (HistoryPort & { close?(): Promise<void> }) | null = null;
+  private history: (HistoryPort & { close?(): Promise<void>; idle?(): Promise<void> }) | null = null;
 
   constructor(options: NodeVaultOptions) {
     assertOutsideVault(options.dataDir, options.root);
@@ -141,6 +141,11 @@ export class NodeVaultHost {
         reason: error instanceof Error ? error.message : String(error),
       });
     }
+  }
+
+  /** Waits for the history's queued work: the first snapshot, commits, a push (tests). */
+  async historyIdle(): Promise<void> {
+    await this.history?.idle?.();
   }
 
   /** Waits until outside changes seen so far are applied (tests and shutdown). */

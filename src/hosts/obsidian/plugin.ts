@@ -50,6 +50,11 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
   /** Settles when the vaults are open and the server has had its chance to start. */
   ready: Promise<void> = Promise.resolve();
 
+  /** Resolves once every vault's history has recorded its queued work (the first snapshot included). */
+  async historyIdle(): Promise<void> {
+    for (const host of this.server?.vaultHosts() ?? []) await host.historyIdle();
+  }
+
   override async onload(): Promise<void> {
     this.config = readSettings(await this.loadData());
     this.logger = new PluginLogger({

@@ -48,7 +48,7 @@ export class ObsidianVaultHost {
   private persistTimer: number | null = null;
   private work: Promise<void> = Promise.resolve();
   private started = false;
-  private history: (HistoryPort & { close?(): Promise<void> }) | null = null;
+  private history: (HistoryPort & { close?(): Promise<void>; idle?(): Promise<void> }) | null = null;
 
   constructor(options: ObsidianVaultHostOptions) {
     this.options = options;
@@ -85,8 +85,13 @@ export class ObsidianVaultHost {
     return report;
   }
 
+  /** Waits for the history's queued work: the first snapshot and commits. */
+  async historyIdle(): Promise<void> {
+    await this.history?.idle?.();
+  }
+
   /** The vault keeps working without a history that cannot be opened; vault_list says why. */
-  private async openHistory(settings: { gitFolder: string; author: { name: string; email: string } }): Promise<HistoryPort & { close?(): Promise<void> }> {
+  private async openHistory(settings: { gitFolder: string; author: { name: string; email: string } }): Promise<HistoryPort & { close?(): Promise<void>; idle?(): Promise<void> }> {
     const adapter = this.options.app.vault.adapter;
     if (!(adapter instanceof FileSystemAdapter)) return new UnavailableHistory("the history needs the desktop app's file system");
     try {
