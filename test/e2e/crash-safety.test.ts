@@ -13,7 +13,21 @@ import { EDGE_VAULT, tempVault } from "../support/vaults";
 
 const TOKEN = "crash-test-token-0123456789abcdef";
 const NOTES = 6;
-const ITERATIONS = 3;
+const ITERATIONS = 10;
+// Kill points are random but reproducible: a failing run prints its seed; CRASH_SEED replays it.
+const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+
+/** mulberry32: a small seeded generator, so a failing kill point can be replayed. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 function walk(dir: string, base = dir): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -33,8 +47,9 @@ function versionText(note: number, version: number): string {
   return `# Crash note ${note}\n\nversion ${version} token crashtok${note}v${version}\n\n${"filler text ".repeat(20_000)}\n`;
 }
 
-test("SIGKILL during a burst of writes: every note is an old or a new version; restart cleans up", async () => {
+test(`SIGKILL at random points of a burst of writes, ${ITERATIONS} times: every note is an old or a new version; restart cleans up (seed ${SEED})`, async () => {
   const vault = tempVault(EDGE_VAULT);
+  const next = random(SEED);
   try {
     mkdirSync(path.join(vault.dir, "crash"));
     const versions = new Map<number, Set<string>>();
@@ -52,22 +67,23 @@ test("SIGKILL during a burst of writes: every note is an old or a new version; r
           const content = versionText(note, version++);
           versions.get(note)!.add(content);
           burst.push(
-            callTool(client, "note_create", { path: `crash/n${note}.md`, content, overwrite: true }).then(
+            // Every other write carries a reason, so kills also land inside history commits.
+            callTool(client, "note_create", { path: `crash/n${note}.md`, content, overwrite: true, ...(round % 2 === 0 ? { reason: `round ${round}` } : {}) }).then(
               (result) => !result.isError,
               () => false,
             ),
           );
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 150 + iteration * 120));
+      await new Promise((resolve) => setTimeout(resolve, 60 + Math.floor(next() * 700)));
       cli.child.kill("SIGKILL");
       await cli.stop();
       const applied = (await Promise.all(burst)).filter(Boolean).length;
-      assert.ok(applied < burst.length, `the kill landed inside the burst (${applied} of ${burst.length} writes answered)`);
+      assert.ok(applied < burst.length, `the kill landed inside the burst (${applied} of ${burst.length} writes answered; seed ${SEED})`);
       await client.close().catch(() => undefined);
       for (let note = 0; note < NOTES; note++) {
         const text = readFileSync(path.join(vault.dir, "crash", `n${note}.md`), "utf8");
-        assert.ok(versions.get(note)!.has(text), `crash/n${note}.md is one whole version (iteration ${iteration})`);
+        assert.ok(versions.get(note)!.has(text), `crash/n${note}.md is one whole version (iteration ${iteration}, seed ${SEED})`);
       }
     }
     const restarted = await startCli(["serve", "--vault", `crash=${vault.dir}`, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: TOKEN });
@@ -75,6 +91,8 @@ test("SIGKILL during a burst of writes: every note is an old or a new version; r
       await restarted.waitForLog((record) => record.event === "index_reconciled");
       assert.deepEqual(walk(vault.dir).filter((file) => path.basename(file).startsWith(".sbtmp-")), [], "no temp file is left");
       const client = await connect(restarted.url);
+      const listed = await callTool(client, "vault_list", {});
+      assert.equal((listed.structured.vaults as Array<{ versioned: boolean }>)[0]!.versioned, true, "the history survived the kills");
       for (let note = 0; note < NOTES; note++) {
         const bytes = readFileSync(path.join(vault.dir, "crash", `n${note}.md`));
         const token = /token (crashtok\d+v\d+)/.exec(bytes.toString("utf8"))![1]!;
