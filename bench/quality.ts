@@ -137,6 +137,7 @@ interface Tuning {
 type Vocabulary = (term: string) => boolean;
 
 const noFuzzy = (terms: readonly QueryTerm[]): QueryTerm[] => terms.map((term) => ({ ...term, fuzzy: 0 }));
+const exactOnly = (terms: readonly QueryTerm[]): QueryTerm[] => terms.map((term) => ({ ...term, fuzzy: 0, prefix: false }));
 const prefixLastOnly = (terms: readonly QueryTerm[]): QueryTerm[] =>
   terms.map((term, index) => ({ ...term, prefix: term.prefix && index === terms.length - 1 }));
 
@@ -152,6 +153,12 @@ const withPlural = (terms: readonly QueryTerm[], known: Vocabulary): QueryTerm[]
 const TUNINGS: readonly Tuning[] = [
   // No change: must score as "ours" does, or the override path no longer matches the tool's.
   { id: "control" },
+  // "Before": MiniSearch as it comes, every field weighted alike and every word matched exactly.
+  {
+    id: "untuned",
+    boosts: { title: 1, aliases: 1, headings: 1, tags: 1, body: 1 },
+    rewrite: { label: "untuned: no prefix, no fuzzy", apply: exactOnly },
+  },
   { id: "title8", boosts: { title: 8, aliases: 3, headings: 2, tags: 2, body: 1 } },
   { id: "title6_headings3", boosts: { title: 6, aliases: 4, headings: 3, tags: 2, body: 1 } },
   { id: "title2_headings1.5", boosts: { title: 2, aliases: 2, headings: 1.5, tags: 1.5, body: 1 } },
