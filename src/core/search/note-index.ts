@@ -6,7 +6,7 @@
 import MiniSearch, { type Options } from "minisearch";
 import { MiniSearchWriter } from "./minisearch-access";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
-import { checkChunk, type DocVector, type PostingsChunk } from "./postings";
+import { readChunk, type DocVector } from "./postings";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { positiveTerms, queryTree, score } from "./scoring";
 import { SnapshotError } from "./snapshot";
@@ -78,7 +78,8 @@ interface Candidate {
 
 /** Adds one shard's notes: its postings arrive chunk by chunk, so the caller can yield in between. */
 export interface ShardLoad {
-  addChunk(chunk: unknown): void;
+  /** An encoded chunk (see postings.ts); throws a SnapshotError("format") when it is malformed. */
+  addChunk(chunk: Uint8Array): void;
   /** Takes the shard's notes out again (a chunk turned out malformed). */
   abort(): void;
 }
@@ -175,32 +176,22 @@ export class NoteIndex {
     if (lengths.length !== paths.length || !lengths.every(isFieldLengths)) {
       throw new SnapshotError("format", "Shard has malformed field lengths.");
     }
-    const shortIds = paths.map((path, position) => {
+    const shortIds = Int32Array.from(paths, (path, position) => {
       if (this.engine.has(path)) this.engine.discard(path);
       return this.writer.addDocument(path, lengths[position] as number[]);
     });
     return {
-      addChunk: (value) => this.addChunk(checkChunk(value, paths.length, FIELD_COUNT), shortIds),
+      addChunk: (bytes) => this.addChunk(bytes, shortIds),
       abort: () => {
         for (const path of paths) if (this.engine.has(path)) this.engine.discard(path);
       },
     };
   }
 
-  private addChunk({ terms, lists }: PostingsChunk, shortIds: readonly number[]): void {
-    const docs = shortIds.length;
-    terms.forEach((term, position) => {
-      const list = lists[position]!;
-      let at = 0;
-      while (at < list.length) {
-        const postings = this.writer.fieldPostings(term, list[at]!);
-        const end = at + 2 + list[at + 1]!;
-        for (at += 2; at < end; at++) {
-          const value = list[at]!;
-          const doc = value % docs;
-          postings.append(shortIds[doc]!, (value - doc) / docs + 1);
-        }
-      }
+  private addChunk(bytes: Uint8Array, shortIds: Int32Array): void {
+    readChunk(bytes, shortIds.length, FIELD_COUNT, (term, field, pairs, count) => {
+      for (let at = 0; at < 2 * count; at += 2) pairs[at] = shortIds[pairs[at]!]!;
+      this.writer.fieldPostings(term, field).appendPairs(pairs, count);
     });
   }
 

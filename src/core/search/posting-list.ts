@@ -67,6 +67,26 @@ export class PostingList {
     this.push(id, frequency);
   }
 
+  /**
+   * Appends `count` postings, `pairs` being [id, tf, id, tf, …]: a bulk copy when the ids ascend
+   * past every present id (a shard load), one by one otherwise.
+   */
+  appendPairs(pairs: Int32Array, count: number): void {
+    const numbers = 2 * count;
+    let ascending = count > 0 && (this.used === 0 || this.data[this.used - 2]! < pairs[0]!);
+    for (let at = 2; at < numbers && ascending; at += 2) ascending = pairs[at - 2]! < pairs[at]! && pairs[at + 1]! > 0;
+    if (!ascending || pairs[1]! <= 0) {
+      for (let at = 0; at < numbers; at += 2) this.append(pairs[at]!, pairs[at + 1]!);
+      return;
+    }
+    this.reserve(numbers);
+    const data = this.data;
+    if (data instanceof Int32Array) data.set(pairs.subarray(0, numbers), this.used);
+    else for (let at = 0; at < numbers; at++) data[this.used + at] = pairs[at]!;
+    this.used += numbers;
+    this.live += count;
+  }
+
   delete(id: number): boolean {
     const at = this.find(id);
     if (at < 0 || this.data[at + 1] === 0) return false;

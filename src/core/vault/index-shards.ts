@@ -8,11 +8,11 @@
 import type { NoteFacts, TaskItem } from "../notes/structure";
 import { SnapshotError, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../search/snapshot";
 import { NOTE_INDEX_VERSION } from "../search/note-index";
-import type { PostingsChunk } from "../search/postings";
+import { encodeChunk, type PostingsChunk } from "../search/postings";
 import type { TimeSlice } from "../time-slice";
 
 /** Bump when what a shard or the manifest holds changes: older snapshots are then rebuilt. */
-export const SNAPSHOT_VERSION = 5;
+export const SNAPSHOT_VERSION = 6;
 export const MANIFEST_KEY = "index";
 export const SHARD_COUNT = 128;
 const SHARD_KEY_PREFIX = "index-";
@@ -113,8 +113,8 @@ export interface DecodedShard {
   /** Parses metadata part i. */
   metadata(i: number): unknown;
   chunkCount: number;
-  /** Parses chunk i (unchecked JSON: the note index checks it against the rows). */
-  chunk(i: number): unknown;
+  /** Encoded chunk i (unchecked: its reader checks it against the rows, see postings.ts). */
+  chunk(i: number): Uint8Array;
 }
 
 export async function encodeShard(content: ShardContent, slice: TimeSlice): Promise<Uint8Array> {
@@ -137,7 +137,7 @@ export async function encodeShard(content: ShardContent, slice: TimeSlice): Prom
   }
   for (const chunk of content.chunks) {
     await slice.pause();
-    sections.push(encodeJson([chunk.terms, chunk.lists]));
+    sections.push(encodeChunk(chunk));
   }
   return encodeSnapshot(sections);
 }
@@ -180,7 +180,11 @@ export function decodeShard(bytes: Uint8Array, expected: { shard: number; crc: n
     metadataCount: metadataCount as number,
     metadata: (i) => decodeJson(sections[2 + i], "metadata"),
     chunkCount: chunkCount as number,
-    chunk: (i) => decodeJson(sections[chunksAt + i], "postings"),
+    chunk: (i) => {
+      const section = sections[chunksAt + i];
+      if (section === undefined) throw new SnapshotError("format", "Snapshot lacks a postings section.");
+      return section;
+    },
   };
 }
 

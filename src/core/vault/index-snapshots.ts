@@ -9,7 +9,7 @@
 // matches and is discarded on load; its files are then re-ingested, the rest of the snapshot stays.
 import type { NoteFacts } from "../notes/structure";
 import { FIELD_COUNT, type NoteIndex } from "../search/note-index";
-import { PostingsBuilder, checkChunk, type DocVector, type PostingsChunk } from "../search/postings";
+import { PostingsBuilder, decodeChunk, type DocVector, type PostingsChunk } from "../search/postings";
 import { SnapshotError, snapshotChecksum } from "../search/snapshot";
 import type { IndexStore, Logger, MetadataPort } from "../ports";
 import type { TimeSlice } from "../time-slice";
@@ -351,7 +351,7 @@ export class IndexSnapshots {
       const chunks: PostingsChunk[] = [];
       for (let i = 0; i < decoded.chunkCount; i++) {
         await this.options.slice.pause();
-        chunks.push(checkChunk(decoded.chunk(i), docs.size, FIELD_COUNT));
+        chunks.push(decodeChunk(decoded.chunk(i), docs.size, FIELD_COUNT));
       }
       return { docs, indexed: docs.size, chunks };
     } catch (error) {

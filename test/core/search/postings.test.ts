@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PostingsBuilder, checkChunk, type DocVector, type PostingsChunk } from "../../../src/core/search/postings";
+import { PostingsBuilder, decodeChunk, encodeChunk, readChunk, type DocVector, type PostingsChunk } from "../../../src/core/search/postings";
 import { SnapshotError } from "../../../src/core/search/snapshot";
 
 function vector(...fields: Array<Record<string, number>>): DocVector {
@@ -65,29 +65,65 @@ test("renumbering copies kept notes under their new numbers and drops the others
   assert.deepEqual(Object.fromEntries(docs.get(1)!.get(0)!), { new: 1 });
 });
 
-test("checkChunk accepts what the builder writes and refuses anything malformed", () => {
-  const builder = new PostingsBuilder(2);
-  builder.addVector(0, vector({ a: 1 }, { a: 2 }));
-  const [chunk] = builder.chunks(1);
-  assert.deepEqual(checkChunk(JSON.parse(JSON.stringify([chunk!.terms, chunk!.lists])), 1, 2), chunk);
-  const bad: unknown[] = [
-    {},
-    [["a"]],
-    [["a"], []],
-    [["a"], [[]]],
-    [["a"], [[2, 1, 0]]],
-    [["a"], [[0, 1, -1]]],
-    [["a"], [[0, 2, 0]]],
-    [["a"], [[0, 0]]],
-    [["a"], [[0, 1, 1.5]]],
-    [["a"], [[0, 1, "0"]]],
-    [[7], [[0, 1, 0]]],
+/** A chunk section written by hand: the terms' JSON (or raw bytes) and the varint stream as bytes. */
+function rawChunk(terms: unknown, stream: readonly number[], termBytes?: Uint8Array): Uint8Array {
+  const head = termBytes ?? new TextEncoder().encode(JSON.stringify(terms));
+  const bytes = new Uint8Array(4 + head.length + stream.length);
+  new DataView(bytes.buffer).setUint32(0, head.length, true);
+  bytes.set(head, 4);
+  bytes.set(stream, 4 + head.length);
+  return bytes;
+}
+
+test("an encoded chunk decodes to the chunk the builder wrote, large numbers included", () => {
+  const builder = new PostingsBuilder(3);
+  builder.addVector(0, vector({ a: 1 }, { a: 2 }, {}));
+  builder.addVector(1, vector({ zeta: 300 }, {}, { "東京": 1, a: 70_000 }));
+  builder.addVector(2, vector({ a: 1 }, {}, { a: 1 }));
+  for (const chunk of builder.chunks(3, 4)) {
+    const bytes = encodeChunk(chunk);
+    assert.deepEqual(decodeChunk(bytes, 3, 3), chunk);
+    const runs: Array<[string, number, number[]]> = [];
+    readChunk(bytes, 3, 3, (term, field, pairs, count) => runs.push([term, field, [...pairs.subarray(0, 2 * count)]]));
+    assert.ok(runs.length > 0);
+  }
+  const [whole] = builder.chunks(3);
+  const runs: Array<[string, number, number[]]> = [];
+  readChunk(encodeChunk(whole!), 3, 3, (term, field, pairs, count) => runs.push([term, field, [...pairs.subarray(0, 2 * count)]]));
+  assert.deepEqual(runs, [
+    ["a", 0, [0, 1, 2, 1]],
+    ["a", 1, [0, 2]],
+    ["a", 2, [1, 70_000, 2, 1]],
+    ["zeta", 0, [1, 300]],
+    ["東京", 2, [1, 1]],
+  ]);
+});
+
+test("readChunk refuses anything encodeChunk would not write, with a format SnapshotError", () => {
+  const good = rawChunk(["a"], [1, 0, 1, 0]);
+  assert.deepEqual(decodeChunk(good, 1, 2), { terms: ["a"], lists: [[0, 1, 0]] });
+  const bad: Array<[string, Uint8Array]> = [
+    ["shorter than its length field", new Uint8Array([1, 0])],
+    ["terms cut short", good.subarray(0, 6)],
+    ["terms not JSON", rawChunk(null, [1, 0, 1, 0], new TextEncoder().encode("[\"a"))],
+    ["terms not UTF-8", rawChunk(null, [1, 0, 1, 0], new Uint8Array([0x5b, 0x22, 0xff, 0x22, 0x5d]))],
+    ["terms not an array", rawChunk({ a: 1 }, [1, 0, 1, 0])],
+    ["a term not a string", rawChunk([7], [1, 0, 1, 0])],
+    ["no fields", rawChunk(["a"], [0])],
+    ["more fields than the index has", rawChunk(["a"], [3, 0, 1, 0, 1, 1, 0, 0, 1, 0])],
+    ["field out of range", rawChunk(["a"], [1, 2, 1, 0])],
+    ["empty run", rawChunk(["a"], [1, 0, 0])],
+    ["ends inside a run", rawChunk(["a"], [1, 0, 2, 0])],
+    ["ends inside a number", rawChunk(["a"], [1, 0, 1, 0x80])],
+    ["oversized number", rawChunk(["a"], [1, 0, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])],
+    ["bytes after the last list", rawChunk(["a"], [1, 0, 1, 0, 0])],
+    ["a term without its list", rawChunk(["a", "b"], [1, 0, 1, 0])],
   ];
-  for (const value of bad) {
+  for (const [what, bytes] of bad) {
     assert.throws(
-      () => checkChunk(value, 1, 2),
+      () => readChunk(bytes, 1, 2, () => undefined),
       (error: unknown) => error instanceof SnapshotError && error.reason === "format",
-      JSON.stringify(value),
+      what,
     );
   }
 });
