@@ -6,11 +6,12 @@
 import MiniSearch, { type Options } from "minisearch";
 import { MiniSearchWriter } from "./minisearch-access";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
+import { buildPhraseFilter, isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
 import { readChunk, type DocVector } from "./postings";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { positiveTerms, queryTree, score } from "./scoring";
 import { SnapshotError } from "./snapshot";
-import { tokenize, wordSequence } from "./tokenizer";
+import { tokenize, tokenizeWithWords, wordSequence } from "./tokenizer";
 
 export interface IndexDoc {
   path: string;
@@ -67,6 +68,7 @@ export const FIELD_COUNT = FIELDS.length;
 interface PhraseCheck {
   words: string[];
   candidates: CandidateTerm[];
+  pairs: Uint32Array;
 }
 
 interface Candidate {
@@ -103,17 +105,21 @@ function engineOptions(): Options<never> {
 
 /** The terms of a note per field, as MiniSearch's `add` would count them. */
 export function vectorize(doc: IndexDoc): DocVector {
+  const body = tokenizeWithWords(doc.body);
   const terms = FIELDS.map((field) => {
     const frequencies = new Map<string, number>();
-    for (const term of tokenize(fieldText(doc, field))) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+    for (const term of field === "body" ? body.terms : tokenize(fieldText(doc, field))) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
     return frequencies;
   });
-  return { lengths: terms.map((frequencies) => frequencies.size), terms };
+  // The sequences PhraseText and the title check of `holdsPhrases` read, so the filter agrees with them.
+  const filter = buildPhraseFilter([body.words, wordSequence(basename(doc.path))]);
+  return { lengths: terms.map((frequencies) => frequencies.size), terms, filter };
 }
 
 export class NoteIndex {
   private readonly engine: MiniSearch<never>;
   private readonly writer: MiniSearchWriter;
+  private readonly filters = new Map<string, Uint8Array>();
 
   constructor() {
     this.engine = new MiniSearch(engineOptions());
@@ -147,6 +153,8 @@ export class NoteIndex {
   /** Indexes a note from its term vector (see `vectorize`), replacing an indexed one of the same path. */
   insert(path: string, vector: DocVector): void {
     if (this.engine.has(path)) this.engine.discard(path);
+    if (vector.filter) this.filters.set(path, vector.filter);
+    else this.filters.delete(path);
     const shortId = this.writer.addDocument(path, vector.lengths);
     vector.terms.forEach((terms, field) => {
       for (const [term, frequency] of terms) this.writer.fieldPostings(term, field).append(shortId, frequency);
@@ -165,25 +173,41 @@ export class NoteIndex {
   remove(path: string): boolean {
     if (!this.engine.has(path)) return false;
     this.engine.discard(path);
+    this.filters.delete(path);
     return true;
   }
 
+  /** The note's phrase filter, when it has one. */
+  phraseFilter(path: string): Uint8Array | undefined {
+    return this.filters.get(path);
+  }
+
   /**
-   * Starts adding one shard's notes: `paths[d]` with field lengths `lengths[d]` is document d of the
-   * shard's postings chunks. Throws a SnapshotError("format") when the lengths are malformed.
+   * Starts adding one shard's notes: `paths[d]` with field lengths `lengths[d]` (and phrase filter
+   * `filters[d]`, when given) is document d of the shard's postings chunks. Throws a
+   * SnapshotError("format") when the lengths or filters are malformed.
    */
-  loadShard(paths: readonly string[], lengths: readonly unknown[]): ShardLoad {
+  loadShard(paths: readonly string[], lengths: readonly unknown[], filters?: ReadonlyArray<Uint8Array | undefined>): ShardLoad {
     if (lengths.length !== paths.length || !lengths.every(isFieldLengths)) {
       throw new SnapshotError("format", "Shard has malformed field lengths.");
     }
+    if (filters && (filters.length !== paths.length || !filters.every((filter) => filter === undefined || isPhraseFilter(filter)))) {
+      throw new SnapshotError("format", "Shard has malformed phrase filters.");
+    }
     const shortIds = Int32Array.from(paths, (path, position) => {
       if (this.engine.has(path)) this.engine.discard(path);
+      const filter = filters?.[position];
+      if (filter) this.filters.set(path, filter);
+      else this.filters.delete(path);
       return this.writer.addDocument(path, lengths[position] as number[]);
     });
     return {
       addChunk: (bytes) => this.addChunk(bytes, shortIds),
       abort: () => {
-        for (const path of paths) if (this.engine.has(path)) this.engine.discard(path);
+        for (const path of paths) {
+          if (this.engine.has(path)) this.engine.discard(path);
+          this.filters.delete(path);
+        }
       },
     };
   }
@@ -217,7 +241,9 @@ export class NoteIndex {
       if (strong.size > 0 && !result.queryTerms.some((term) => strong.has(term))) continue;
       const matched = new Set(result.queryTerms);
       if (!query.required.every(({ term }) => matched.has(term))) continue;
-      const mayHave = (phrase: PhraseCheck): boolean => phrase.candidates.every(({ term }) => matched.has(term));
+      const filter = this.filters.get(path);
+      const mayHave = (phrase: PhraseCheck): boolean =>
+        phrase.candidates.every(({ term }) => matched.has(term)) && (!filter || mayHoldPairs(filter, phrase.pairs));
       if (!phrases.every(mayHave)) continue;
       const groupsMaySatisfy = query.groups.every((group, g) =>
         group.alternatives.some(
@@ -277,7 +303,10 @@ export class NoteIndex {
         excluded.add(path);
         continue;
       }
-      const suspected = excludedPhrases.filter((phrase) => phrase.candidates.every(({ term }) => matched.has(term)));
+      const filter = this.filters.get(path);
+      const suspected = excludedPhrases.filter(
+        (phrase) => phrase.candidates.every(({ term }) => matched.has(term)) && (!filter || mayHoldPairs(filter, phrase.pairs)),
+      );
       if (suspected.length > 0) suspects.set(path, suspected);
     }
     return { excluded, suspects };
@@ -363,7 +392,7 @@ interface PhrasePlan {
 }
 
 function toPhraseCheck(words: string[]): PhraseCheck {
-  return { words, candidates: phraseCandidateTerms(words) };
+  return { words, candidates: phraseCandidateTerms(words), pairs: phrasePairHashes(words) };
 }
 
 function comparePaths(a: string, b: string): number {

@@ -15,6 +15,8 @@ export interface DocVector {
   lengths: number[];
   /** Term → frequency, per field, in field order. */
   terms: Array<ReadonlyMap<string, number>>;
+  /** The note's adjacent word pairs (see phrase-filter.ts); absent, phrases are checked on the text. */
+  filter?: Uint8Array;
 }
 
 export interface PostingsChunk {

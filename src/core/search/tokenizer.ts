@@ -110,11 +110,33 @@ function isUrlJunk(text: string, run: string, start: number): boolean {
 /** The index terms of a text, in order, duplicates kept (they are term frequencies). */
 export function tokenize(text: string): string[] {
   const terms: string[] = [];
-  forEachWordPiece(text, (piece, _start, cjk) => {
-    if (cjk) pushCjkTerms(piece, terms);
-    else pushWordTerms(piece, terms);
-  });
+  collectTerms(text, terms, null);
   return terms;
+}
+
+/**
+ * `tokenize` and `wordSequence` of one text in a single pass: indexing needs both, and tokenizing is
+ * most of the cost of a cold build.
+ */
+export function tokenizeWithWords(text: string): { terms: string[]; words: string[] } {
+  const terms: string[] = [];
+  const words: string[] = [];
+  collectTerms(text, terms, words);
+  return { terms, words };
+}
+
+// One visitor for both, so the hot call inside forEachWordPiece stays monomorphic.
+function collectTerms(text: string, terms: string[], words: string[] | null): void {
+  forEachWordPiece(text, (piece, _start, cjk) => {
+    if (cjk) {
+      pushCjkTerms(piece, terms);
+      if (words) words.push(piece.normalize("NFKC"));
+      return;
+    }
+    const before = terms.length;
+    pushWordTerms(piece, terms);
+    if (words) for (let i = before; i < terms.length; i++) words.push(terms[i]!);
+  });
 }
 
 /**

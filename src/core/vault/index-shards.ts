@@ -3,8 +3,9 @@
 // can be loaded, checked, discarded or rewritten on its own. The manifest, written last, names the shard
 // files of one consistent snapshot by checksum: a shard that does not match it is not part of it.
 //
-// Shard sections: header, rows, metadata parts, then postings chunks (see ../search/postings.ts). Each
-// part is small, so decoding one never holds the event loop for long.
+// Shard sections: header, rows, phrase filters (binary: a u32 count, a u32 length per row, then the
+// filters' bytes; length 0 for none), metadata parts, then postings chunks (see ../search/postings.ts).
+// Each part is small, so decoding one never holds the event loop for long.
 import type { NoteFacts, TaskItem } from "../notes/structure";
 import { SnapshotError, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../search/snapshot";
 import { NOTE_INDEX_VERSION } from "../search/note-index";
@@ -12,7 +13,7 @@ import { encodeChunk, type PostingsChunk } from "../search/postings";
 import type { TimeSlice } from "../time-slice";
 
 /** Bump when what a shard or the manifest holds changes: older snapshots are then rebuilt. */
-export const SNAPSHOT_VERSION = 6;
+export const SNAPSHOT_VERSION = 7;
 export const MANIFEST_KEY = "index";
 export const SHARD_COUNT = 128;
 const SHARD_KEY_PREFIX = "index-";
@@ -95,6 +96,8 @@ export interface ShardRow {
   hash?: string;
   facts?: NoteFacts;
   lengths?: number[];
+  /** The note's phrase filter (see ../search/phrase-filter.ts), only with `lengths`. */
+  filter?: Uint8Array;
 }
 
 export interface ShardContent {
@@ -130,6 +133,7 @@ export async function encodeShard(content: ShardContent, slice: TimeSlice): Prom
       chunks: content.chunks.length,
     }),
     encodeJson(content.rows.map(packRow)),
+    encodeFilters(content.rows),
   ];
   for (const part of content.metadata) {
     await slice.pause();
@@ -160,10 +164,11 @@ export function decodeShard(bytes: Uint8Array, expected: { shard: number; crc: n
   if (header.shard !== expected.shard) throw new SnapshotError("format", `Shard file holds shard ${String(header.shard)}, not ${expected.shard}.`);
   const chunkCount = header.chunks;
   const metadataCount = header.metadata;
-  if (!Number.isInteger(chunkCount) || !Number.isInteger(metadataCount) || sections.length !== 2 + (metadataCount as number) + (chunkCount as number)) {
+  if (!Number.isInteger(chunkCount) || !Number.isInteger(metadataCount) || sections.length !== 3 + (metadataCount as number) + (chunkCount as number)) {
     throw new SnapshotError("format", "Index shard has the wrong number of sections.");
   }
-  const chunksAt = 2 + (metadataCount as number);
+  const metadataAt = 3;
+  const chunksAt = metadataAt + (metadataCount as number);
   const rowsValue = decodeJson(sections[1], "rows");
   if (!Array.isArray(rowsValue) || rowsValue.length !== header.docs) throw new SnapshotError("format", "Index shard rows do not match its header.");
   const seen = new Set<string>();
@@ -174,11 +179,12 @@ export function decodeShard(bytes: Uint8Array, expected: { shard: number; crc: n
     seen.add(row.path);
     return row;
   });
+  decodeFilters(sections[2]!, rows);
   return {
     shard: expected.shard,
     rows,
     metadataCount: metadataCount as number,
-    metadata: (i) => decodeJson(sections[2 + i], "metadata"),
+    metadata: (i) => decodeJson(sections[metadataAt + i], "metadata"),
     chunkCount: chunkCount as number,
     chunk: (i) => {
       const section = sections[chunksAt + i];
@@ -186,6 +192,47 @@ export function decodeShard(bytes: Uint8Array, expected: { shard: number; crc: n
       return section;
     },
   };
+}
+
+const FILTER_LENGTH_BYTES = 4;
+
+function encodeFilters(rows: readonly ShardRow[]): Uint8Array {
+  const total = rows.reduce((sum, row) => sum + (row.filter?.length ?? 0), 0);
+  const bytes = new Uint8Array(FILTER_LENGTH_BYTES * (1 + rows.length) + total);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, rows.length, true);
+  let at = FILTER_LENGTH_BYTES * (1 + rows.length);
+  rows.forEach((row, position) => {
+    const filter = row.filter;
+    view.setUint32(FILTER_LENGTH_BYTES * (1 + position), filter?.length ?? 0, true);
+    if (filter) {
+      bytes.set(filter, at);
+      at += filter.length;
+    }
+  });
+  return bytes;
+}
+
+/** Gives each row its filter, from one copy of the section so the file's bytes need not stay in memory. */
+function decodeFilters(section: Uint8Array, rows: ShardRow[]): void {
+  const fail = (): never => {
+    throw new SnapshotError("format", "Index shard has malformed phrase filters.");
+  };
+  if (section.length < FILTER_LENGTH_BYTES) fail();
+  const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
+  if (view.getUint32(0, true) !== rows.length) fail();
+  const headerBytes = FILTER_LENGTH_BYTES * (1 + rows.length);
+  if (section.length < headerBytes) fail();
+  const arena = section.slice(headerBytes);
+  let at = 0;
+  rows.forEach((row, position) => {
+    const length = view.getUint32(FILTER_LENGTH_BYTES * (1 + position), true);
+    if (length === 0) return;
+    if (at + length > arena.length || row.lengths === undefined) fail();
+    row.filter = arena.subarray(at, at + length);
+    at += length;
+  });
+  if (at !== arena.length) fail();
 }
 
 // Rows are tuples, and facts inside them too: field names repeated for 20,000 notes would be a

@@ -174,6 +174,7 @@ export class IndexSnapshots {
       const load = state.index.loadShard(
         indexed.map((row) => row.path),
         indexed.map((row) => row.lengths),
+        indexed.map((row) => row.filter),
       );
       try {
         for (let i = 0; i < shard.chunkCount; i++) {
@@ -287,10 +288,12 @@ export class IndexSnapshots {
         if (!vector && !old) continue;
         if (vector) {
           row.lengths = vector.lengths;
+          if (vector.filter) row.filter = vector.filter;
           vectors.push([doc, vector]);
           used.set(path, vector);
         } else {
           row.lengths = old!.row.lengths;
+          if (old!.row.filter) row.filter = old!.row.filter;
           remap[old!.doc] = doc;
         }
         doc += 1;

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { forEachWordPiece, normalizeTerm, STOP_WORDS, tokenize, wordSequence } from "../../../src/core/search/tokenizer";
+import { forEachWordPiece, normalizeTerm, STOP_WORDS, tokenize, tokenizeWithWords, wordSequence } from "../../../src/core/search/tokenizer";
 
 test("diacritics fold so a query typed without them finds the word", () => {
   assert.deepEqual(tokenize("Über die Größe der Straße"), ["uber", "die", "grosse", "der", "strasse"]);
@@ -114,5 +114,16 @@ test("property: the word scanner finds exactly the runs of letters, digits and m
       assert.deepEqual(found, expected);
     }),
     { numRuns: 2000 },
+  );
+});
+
+test("tokenizeWithWords gives exactly tokenize and wordSequence of the same text", () => {
+  const piece = fc.constantFrom("Token", "bucket", "Größe", "東京で雨", "ｶﾀｶﾅ", "½", "https", "://", "www", ".", " ", "-", "12345678", "deadbeefdeadbeef1", "\n", "한국어");
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+      const text = pieces.join("");
+      assert.deepEqual(tokenizeWithWords(text), { terms: tokenize(text), words: wordSequence(text) });
+    }),
+    { numRuns: 300 },
   );
 });

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FIELD_COUNT } from "../../../src/core/search/note-index";
 import { PostingsBuilder, decodeChunk } from "../../../src/core/search/postings";
+import { buildPhraseFilter } from "../../../src/core/search/phrase-filter";
 import { SnapshotError, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
 import { TimeSlice } from "../../../src/core/time-slice";
 import {
@@ -68,6 +69,7 @@ function content(shard: number): ShardContent {
       hash: "ab".repeat(16),
       facts: { title: "Custom title", tags: ["a/b"], aliases: ["Alias"], tasks: [{ line: 3, text: "do it", done: false, status: " ", heading: null }], words: 9 },
       lengths: [1, 1, 0, 1, 3],
+      filter: buildPhraseFilter([["do", "it", "here"], ["custom", "title"]]),
     },
     { path: canvas, mtime: 5, size: 6, hash: "cd".repeat(16), facts: { title: canvas.slice(2, -7), tags: [], aliases: [], tasks: [], words: 2 }, lengths: [1, 0, 0, 0, 2] },
     { path: pathIn(shard, "png"), mtime: 7, size: 8 },
@@ -111,12 +113,37 @@ test("a shard that is not the one the manifest names is refused", async () => {
   assert.throws(() => decodeShard(twice, { shard: 5, crc: snapshotChecksum(twice)! }), reason("format"));
 });
 
+test("malformed phrase filter sections are refused as format errors", async () => {
+  const bytes = await encodeShard(content(5), slice);
+  const sections = decodeSnapshot(bytes);
+  const filters = sections[2]!;
+  const withFilters = (changed: Uint8Array): Uint8Array => encodeSnapshot([sections[0]!, sections[1]!, changed, ...sections.slice(3)]);
+  const patched = (...changes: Array<[number, number]>): Uint8Array => {
+    const copy = filters.slice();
+    for (const [offset, value] of changes) new DataView(copy.buffer).setUint32(offset, value, true);
+    return copy;
+  };
+  const firstLength = new DataView(filters.buffer, filters.byteOffset).getUint32(4, true);
+  const cases: Array<[string, Uint8Array]> = [
+    ["empty", new Uint8Array(0)],
+    ["count differs from the rows", patched([0, 2])],
+    ["a filter running past the section", patched([4, 1 << 20])],
+    // The first row's filter moved to the third, the attachment.
+    ["a filter on a row without postings", patched([4, 0], [12, firstLength])],
+    ["bytes after the last filter", Uint8Array.from([...filters, 0])],
+  ];
+  for (const [what, changed] of cases) {
+    const broken = withFilters(changed);
+    assert.throws(() => decodeShard(broken, { shard: 5, crc: snapshotChecksum(broken)! }), reason("format"), what);
+  }
+});
+
 test("malformed rows are refused as format errors", async () => {
   const bytes = await encodeShard(content(5), slice);
   const sections = decodeSnapshot(bytes);
   const rows = decodeJson(sections[1], "rows") as unknown[][];
   const withRows = (changed: unknown): Uint8Array => encodeSnapshot([sections[0]!, encodeJson(changed), ...sections.slice(2)]);
-  assert.equal(sections.length, 2 + 2 + content(5).chunks.length, "header, rows, two metadata parts, then the chunks");
+  assert.equal(sections.length, 3 + 2 + content(5).chunks.length, "header, rows, filters, two metadata parts, then the chunks");
   const first = rows[0]!;
   const cases: unknown[] = [
     [[...first.slice(0, 5)], ...rows.slice(1)],

@@ -1,0 +1,84 @@
+// A Bloom filter of each note's adjacent word pairs. The index keeps no positions, so a phrase is
+// verified by reading the notes that hold all its words; for two words that are each common but
+// rarely side by side, that was a thousand reads for five hits. A note whose filter lacks one of the
+// phrase's pairs cannot hold the phrase (a Bloom filter has no false negatives) and is not read.
+//
+// Pairs come from the same word sequences the phrase check reads (the body's and the file name's),
+// so the filter answers "no" only where that check would. Pairs with a CJK word are never asked: a
+// CJK word of a phrase may match inside a longer run (see containsPhrase).
+import { containsCjk } from "./tokenizer";
+
+/** Filter bits per distinct pair: with three probes about 3% of absent pairs test present. */
+const BITS_PER_PAIR = 8;
+const PROBES = 3;
+const MIN_BYTES = 8;
+/** A note of a million words still gets a filter of bounded size (it only grows less selective). */
+const MAX_BYTES = 1 << 16;
+
+/** The filter of the adjacent pairs in each of `sequences` (never across two of them). */
+export function buildPhraseFilter(sequences: ReadonlyArray<readonly string[]>): Uint8Array {
+  let pairs = 0;
+  for (const words of sequences) pairs += Math.max(0, words.length - 1);
+  let bytes = MIN_BYTES;
+  while (bytes < MAX_BYTES && bytes * 8 < pairs * BITS_PER_PAIR) bytes *= 2;
+  const filter = new Uint8Array(bytes);
+  const mask = bytes * 8 - 1;
+  for (const words of sequences) {
+    for (let i = 1; i < words.length; i++) {
+      const first = pairHash(words[i - 1]!, words[i]!);
+      const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
+      for (let probe = 0; probe < PROBES; probe++) {
+        const bit = (first + probe * step) & mask;
+        filter[bit >>> 3]! |= 1 << (bit & 7);
+      }
+    }
+  }
+  return filter;
+}
+
+/**
+ * The hashes of a phrase's pairs of non-CJK words, computed once per query and probed in each
+ * candidate's filter by `mayHoldPairs`.
+ */
+export function phrasePairHashes(phrase: readonly string[]): Uint32Array {
+  const hashes: number[] = [];
+  for (let i = 1; i < phrase.length; i++) {
+    const left = phrase[i - 1]!;
+    const right = phrase[i]!;
+    if (!containsCjk(left) && !containsCjk(right)) hashes.push(pairHash(left, right));
+  }
+  return Uint32Array.from(hashes);
+}
+
+/**
+ * False only when the note cannot hold the phrase: one of its pairs is absent from the filter. A
+ * filter of a size `buildPhraseFilter` never makes (damage) answers true.
+ */
+export function mayHoldPairs(filter: Uint8Array, hashes: Uint32Array): boolean {
+  const bytes = filter.length;
+  if (hashes.length === 0 || bytes < MIN_BYTES || bytes > MAX_BYTES || (bytes & (bytes - 1)) !== 0) return true;
+  const mask = bytes * 8 - 1;
+  for (const first of hashes) {
+    const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
+    for (let probe = 0; probe < PROBES; probe++) {
+      const bit = (first + probe * step) & mask;
+      if ((filter[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
+    }
+  }
+  return true;
+}
+
+/** Whether `filter` can be a phrase filter at all (a snapshot's bytes are checked before use). */
+export function isPhraseFilter(filter: Uint8Array): boolean {
+  const bytes = filter.length;
+  return bytes >= MIN_BYTES && bytes <= MAX_BYTES && (bytes & (bytes - 1)) === 0;
+}
+
+/** FNV-1a over both words' UTF-16 code units with a separator no word contains. */
+function pairHash(left: string, right: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < left.length; i++) hash = Math.imul(hash ^ left.charCodeAt(i), 0x01000193);
+  hash = Math.imul(hash ^ 0x20, 0x01000193);
+  for (let i = 0; i < right.length; i++) hash = Math.imul(hash ^ right.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
