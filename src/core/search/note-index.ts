@@ -9,7 +9,8 @@ import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } 
 import { buildPhraseFilter, isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
 import { readChunk, type DocVector } from "./postings";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
-import { positiveTerms, queryTree, score } from "./scoring";
+import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
+import { QueryEvaluator, matchedTerm, realTerm, type Evaluation } from "./evaluator";
 import { SnapshotError } from "./snapshot";
 import { tokenize, tokenizeWithWords, wordSequence } from "./tokenizer";
 
@@ -74,8 +75,24 @@ interface PhraseCheck {
 interface Candidate {
   path: string;
   score: number;
-  terms: string[];
-  matched: ReadonlySet<string>;
+  /** The candidate's match in the query's evaluation. */
+  at: number;
+}
+
+/** A phrase with the positions of its candidate terms among the query's terms. */
+interface PhrasePositions {
+  phrase: PhraseCheck;
+  terms: number[];
+}
+
+/** What a match must have to be a hit, as positions among the query's terms. */
+interface HitChecks {
+  /** At least one of these, when any. */
+  strong: number[];
+  required: number[];
+  phrases: PhrasePositions[];
+  /** Each group: at least one alternative with all its terms and phrases. */
+  groups: Array<Array<{ terms: number[]; phrases: PhrasePositions[] }>>;
 }
 
 /** Adds one shard's notes: its postings arrive chunk by chunk, so the caller can yield in between. */
@@ -120,10 +137,12 @@ export class NoteIndex {
   private readonly engine: MiniSearch<never>;
   private readonly writer: MiniSearchWriter;
   private readonly filters = new Map<string, Uint8Array>();
+  private readonly evaluator: QueryEvaluator;
 
   constructor() {
     this.engine = new MiniSearch(engineOptions());
     this.writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
+    this.evaluator = new QueryEvaluator(this.engine);
   }
 
   get size(): number {
@@ -225,41 +244,48 @@ export class NoteIndex {
     const excludedPhrases = query.excludedPhrases.map(toPhraseCheck);
     const positive = positiveTerms(query, [...phrases, ...groupPhrases.flat(2)]);
     if (positive.size === 0) return { total: 0, hits: [] };
+    const terms = [...positive.values()];
+    const positions = new Map(terms.map((term, position) => [term.term, position]));
+    const at = (term: string): number => positions.get(term)!;
+    const phraseAt = (phrase: PhraseCheck): PhrasePositions => ({ phrase, terms: phrase.candidates.map(({ term }) => at(term)) });
 
     const exclusion = this.exclusion(query, excludedPhrases);
     // A note matching only "how", "a" and "the" of a longer question is noise, not a hit; explicit
     // requirements (+the, phrases, groups) say on their own what a hit is.
     const unconstrained = query.required.length === 0 && query.phrases.length === 0 && query.groups.length === 0;
-    const strong = new Set(
-      unconstrained ? [...positive.values()].filter((term) => term.weight > STOP_WORD_WEIGHT).map(({ term }) => term) : [],
-    );
+    const checks: HitChecks = {
+      strong: unconstrained ? terms.flatMap((term, position) => (term.weight > STOP_WORD_WEIGHT ? [position] : [])) : [],
+      required: query.required.map(({ term }) => at(term)),
+      phrases: phrases.map(phraseAt),
+      groups: query.groups.map((group, g) =>
+        group.alternatives.map((alternative, a) => ({ terms: alternative.terms.map(({ term }) => at(term)), phrases: groupPhrases[g]![a]!.map(phraseAt) })),
+      ),
+    };
+
+    const evaluation = this.evaluator.evaluate(terms);
     const candidates: Candidate[] = [];
-    for (const result of this.engine.search(queryTree([...positive.values()]))) {
-      const path = result.id as string;
+    for (let i = 0; i < evaluation.ids.length; i++) {
+      const path = evaluation.path(evaluation.ids[i]!);
       if (exclusion.excluded.has(path)) continue;
       if (options.filter && !options.filter(path)) continue;
-      if (strong.size > 0 && !result.queryTerms.some((term) => strong.has(term))) continue;
-      const matched = new Set(result.queryTerms);
-      if (!query.required.every(({ term }) => matched.has(term))) continue;
-      const filter = this.filters.get(path);
-      const mayHave = (phrase: PhraseCheck): boolean =>
-        phrase.candidates.every(({ term }) => matched.has(term)) && (!filter || mayHoldPairs(filter, phrase.pairs));
-      if (!phrases.every(mayHave)) continue;
-      const groupsMaySatisfy = query.groups.every((group, g) =>
-        group.alternatives.some(
-          (alternative, a) =>
-            alternative.terms.every(({ term }) => matched.has(term)) && groupPhrases[g]![a]!.every(mayHave),
-        ),
-      );
-      if (!groupsMaySatisfy) continue;
-      candidates.push({ path, score: score(result, positive), terms: [...result.terms].sort(), matched });
+      if (!passesChecks(evaluation, i, checks, this.filters.get(path))) continue;
+      candidates.push({ path, score: matchScore(evaluation, i, terms), at: i });
     }
-    candidates.sort((a, b) => b.score - a.score || comparePaths(a.path, b.path));
-
     const start = Math.max(0, options.offset);
     const wanted = start + Math.max(0, options.limit);
+    const hasPositivePhrases = phrases.length > 0 || groupPhrases.some((group) => group.some((alternative) => alternative.length > 0));
+    if (!hasPositivePhrases && exclusion.suspects.size === 0) {
+      // Nothing to read: only the page needs ordering, not every match of a word in all notes.
+      const hits = bestCandidates(candidates, wanted)
+        .slice(start)
+        .map(({ path, score: value, at: i }) => ({ path, score: value, terms: evaluation.terms(evaluation.ids[i]!) }));
+      return { total: candidates.length, hits };
+    }
+    candidates.sort(byRank);
     const verified = await this.verifyPhrases(candidates, wanted, {
       query,
+      evaluation,
+      checks,
       phrases,
       groupPhrases,
       excludedPhrases,
@@ -268,7 +294,7 @@ export class NoteIndex {
     });
     const hits = verified.kept
       .slice(start, wanted)
-      .map(({ path, score: value, terms }) => ({ path, score: value, terms }));
+      .map(({ path, score: value, at: i }) => ({ path, score: value, terms: evaluation.terms(evaluation.ids[i]!) }));
     const page: SearchPage = { total: verified.total, hits };
     if (verified.estimated) page.totalEstimated = true;
     return page;
@@ -295,18 +321,19 @@ export class NoteIndex {
       }
     }
     if (lookups.size === 0) return { excluded, suspects };
-    const excludedTerms = query.excluded.map(({ term }) => term);
-    for (const result of this.engine.search(queryTree([...lookups.values()]))) {
-      const path = result.id as string;
-      const matched = new Set(result.queryTerms);
-      if (excludedTerms.some((term) => matched.has(term))) {
+    const terms = [...lookups.values()];
+    const positions = new Map(terms.map((term, position) => [term.term, position]));
+    const excludedTerms = query.excluded.map(({ term }) => positions.get(term)!);
+    const phrases = excludedPhrases.map((phrase) => ({ phrase, terms: phrase.candidates.map(({ term }) => positions.get(term)!) }));
+    const evaluation = this.evaluator.evaluate(terms);
+    for (let i = 0; i < evaluation.ids.length; i++) {
+      const path = evaluation.path(evaluation.ids[i]!);
+      if (excludedTerms.some((term) => matchedTerm(evaluation, i, term))) {
         excluded.add(path);
         continue;
       }
       const filter = this.filters.get(path);
-      const suspected = excludedPhrases.filter(
-        (phrase) => phrase.candidates.every(({ term }) => matched.has(term)) && (!filter || mayHoldPairs(filter, phrase.pairs)),
-      );
+      const suspected = phrases.filter((plan) => mayHavePhrase(evaluation, i, plan, filter)).map(({ phrase }) => phrase);
       if (suspected.length > 0) suspects.set(path, suspected);
     }
     return { excluded, suspects };
@@ -363,15 +390,91 @@ export class NoteIndex {
     const titleWords = wordSequence(basename(candidate.path));
     const present = (phrase: PhraseCheck): boolean => body.contains(phrase.words) || containsPhrase(titleWords, phrase.words);
     if (!plan.phrases.every(present)) return false;
-    const groupsHold = plan.query.groups.every((group, g) =>
-      group.alternatives.some(
-        (alternative, a) =>
-          alternative.terms.every(({ term }) => candidate.matched.has(term)) && plan.groupPhrases[g]![a]!.every(present),
+    const groupsHold = plan.checks.groups.every((alternatives) =>
+      alternatives.some(
+        (alternative) =>
+          alternative.terms.every((term) => matchedTerm(plan.evaluation, candidate.at, term)) && alternative.phrases.every(({ phrase }) => present(phrase)),
       ),
     );
     if (!groupsHold) return false;
     return !(plan.suspects.get(candidate.path) ?? []).some(present);
   }
+}
+
+function byRank(a: Candidate, b: Candidate): number {
+  return b.score - a.score || comparePaths(a.path, b.path);
+}
+
+/** The first `wanted` candidates in rank order, without sorting them all when few are wanted. */
+function bestCandidates(candidates: Candidate[], wanted: number): Candidate[] {
+  if (wanted <= 0) return [];
+  if (wanted * 16 >= candidates.length) return candidates.sort(byRank).slice(0, wanted);
+  const best: Candidate[] = [];
+  for (const candidate of candidates) {
+    if (best.length === wanted && byRank(candidate, best[wanted - 1]!) >= 0) continue;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (byRank(best[middle]!, candidate) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    best.splice(low, 0, candidate);
+    if (best.length > wanted) best.pop();
+  }
+  return best;
+}
+
+// Plain loops, no closures: these run once per matched note, thousands of times a query.
+function passesChecks(evaluation: Evaluation, i: number, checks: HitChecks, filter: Uint8Array | undefined): boolean {
+  if (checks.strong.length > 0) {
+    let any = false;
+    for (const term of checks.strong) if (matchedTerm(evaluation, i, term)) any = true;
+    if (!any) return false;
+  }
+  for (const term of checks.required) if (!matchedTerm(evaluation, i, term)) return false;
+  for (const plan of checks.phrases) if (!mayHavePhrase(evaluation, i, plan, filter)) return false;
+  for (const alternatives of checks.groups) {
+    let satisfied = false;
+    for (const alternative of alternatives) {
+      let all = true;
+      for (const term of alternative.terms) if (!matchedTerm(evaluation, i, term)) all = false;
+      for (const plan of alternative.phrases) if (all && !mayHavePhrase(evaluation, i, plan, filter)) all = false;
+      if (all) {
+        satisfied = true;
+        break;
+      }
+    }
+    if (!satisfied) return false;
+  }
+  return true;
+}
+
+/** The note holds every term the phrase is sure to be indexed with, and its filter every pair. */
+function mayHavePhrase(evaluation: Evaluation, i: number, plan: PhrasePositions, filter: Uint8Array | undefined): boolean {
+  for (const term of plan.terms) if (!matchedTerm(evaluation, i, term)) return false;
+  return !filter || mayHoldPairs(filter, plan.phrase.pairs);
+}
+
+/**
+ * BM25 summed over the query terms, times the weight of the query terms matched (a near-miss spelling
+ * counting FUZZY_MATCH_CREDIT): MiniSearch multiplies by their plain count instead, which would let a
+ * note win by matching "a", "of" and "the". Rounded to 3 decimals.
+ */
+function matchScore(evaluation: Evaluation, i: number, terms: readonly QueryTerm[]): number {
+  let count = 0;
+  let coordination = 0;
+  for (let t = 0; t < terms.length; t++) {
+    if (!matchedTerm(evaluation, i, t)) continue;
+    count += 1;
+    coordination += terms[t]!.weight * (realTerm(evaluation, i, t) ? 1 : FUZZY_MATCH_CREDIT);
+  }
+  const sum = evaluation.scores[i]!;
+  // MiniSearch's score is the sum times the matched count; dividing it out again keeps scores equal to
+  // the bit with those computed from MiniSearch's results.
+  const quality = Math.max(1, count);
+  const bm25 = (sum * quality) / quality;
+  return Math.round(bm25 * coordination * 1000) / 1000;
 }
 
 function isFieldLengths(value: unknown): boolean {
@@ -384,6 +487,8 @@ function isFieldLengths(value: unknown): boolean {
 
 interface PhrasePlan {
   query: ParsedQuery;
+  evaluation: Evaluation;
+  checks: HitChecks;
   phrases: PhraseCheck[];
   groupPhrases: PhraseCheck[][][];
   excludedPhrases: PhraseCheck[];

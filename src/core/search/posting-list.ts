@@ -118,6 +118,14 @@ export class PostingList {
     return this.entries();
   }
 
+  /**
+   * The pairs as stored, for a tight loop: [id, tf, …] up to `used`, ids ascending, tf 0 marking a
+   * deleted entry. Valid until the list next changes.
+   */
+  view(): { data: ArrayLike<number>; used: number } {
+    return { data: this.data, used: this.used };
+  }
+
   /** Gives back the spare room of a typed array (after a bulk load). */
   trim(): void {
     if (this.data instanceof Int32Array && this.data.length > this.used) this.data = this.data.slice(0, this.used);

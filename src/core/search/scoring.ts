@@ -1,6 +1,6 @@
-// How hits are scored: BM25 from MiniSearch over every query term, then scaled by how much of the
-// query a note matched, counting stop words and near-miss spellings for little.
-import type { Query, SearchResult } from "minisearch";
+// How hits are scored: BM25 as MiniSearch computes it over every query term (./evaluator.ts), then
+// scaled by how much of the query a note matched, counting stop words and near-miss spellings for
+// little (matchScore in ./note-index.ts).
 import type { CandidateTerm } from "./phrase";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { isStopWord } from "./tokenizer";
@@ -37,34 +37,4 @@ export function positiveTerms(
     }
   }
   return merged;
-}
-
-export function queryTree(terms: readonly QueryTerm[]): Query {
-  return {
-    combineWith: "OR",
-    queries: terms.map((term) => ({
-      queries: [term.term],
-      prefix: term.prefix,
-      fuzzy: term.fuzzy > 0 ? term.fuzzy : false,
-      boostTerm: () => term.weight,
-    })),
-  };
-}
-
-/**
- * BM25 summed over the query terms, times the weight of the query terms matched: MiniSearch multiplies
- * by their plain count instead, which would let a note win by matching "a", "of" and "the".
- */
-export function score(result: SearchResult, terms: ReadonlyMap<string, QueryTerm>): number {
-  const matchedCount = Math.max(1, result.queryTerms.length);
-  const bm25 = result.score / matchedCount;
-  const documentTerms = Object.keys(result.match);
-  let coordination = 0;
-  for (const source of result.queryTerms) {
-    const term = terms.get(source);
-    const prefix = term?.prefix ?? false;
-    const real = documentTerms.some((matched) => matched === source || (prefix && matched.startsWith(source)));
-    coordination += (term?.weight ?? 1) * (real ? 1 : FUZZY_MATCH_CREDIT);
-  }
-  return Math.round(bm25 * coordination * 1000) / 1000;
 }
