@@ -131,11 +131,22 @@ export class IndexSnapshots {
       return this.discardedManifest(error);
     }
     const discarded: string[] = [];
-    for (const entry of entries) {
+    // The next shard is read while this one is merged, so the disk and the CPU work at once.
+    const read = (index: number): Promise<Uint8Array | null> | null => {
+      const entry = entries[index];
+      return entry ? this.options.store.load(shardKey(entry.shard)) : null;
+    };
+    let next = read(0);
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index]!;
+      const pending = next!;
+      next = read(index + 1);
+      // A read that fails while an earlier shard is merged is reported when its turn comes.
+      next?.catch(() => undefined);
       await this.options.slice.yield();
       const key = shardKey(entry.shard);
       try {
-        const bytes = await this.options.store.load(key);
+        const bytes = await pending;
         if (!bytes) throw new SnapshotError("truncated", "Shard file is missing.");
         const decoded = decodeShard(bytes, entry);
         await this.restore(state, decoded);

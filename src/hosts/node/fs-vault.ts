@@ -10,6 +10,9 @@ export const TEMP_FILE_PREFIX = ".sbtmp-";
 /** Headless there is no app to ask for its configDir; vaults made by Obsidian use this one. */
 export const OBSIDIAN_CONFIG_DIR = ".obsidian";
 
+/** Stats in flight at once while listing a folder. */
+const STAT_BATCH = 32;
+
 export class FsVault implements VaultPort {
   readonly root: string;
   private realRoot: string | null = null;
@@ -41,10 +44,27 @@ export class FsVault implements VaultPort {
     } catch {
       return;
     }
+    // Files are stat'ed a batch at a time: one stat after another left the thread pool idle for most
+    // of a large vault's listing.
+    const files: Array<{ relative: string; normalized: string }> = [];
+    const flush = async (): Promise<void> => {
+      const stats = await Promise.all(files.map(({ relative }) => fs.stat(this.absolute(relative)).catch(() => null)));
+      stats.forEach((stats, i) => {
+        // null: deleted while walking.
+        if (stats) out.push(toStat(files[i]!.normalized, stats));
+      });
+      files.length = 0;
+    };
     for (const entry of entries) {
       if (entry.name.startsWith(".")) continue;
       const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
       const normalized = relative.normalize("NFC");
+      if (entry.isFile()) {
+        files.push({ relative, normalized });
+        if (files.length >= STAT_BATCH) await flush();
+        continue;
+      }
+      await flush();
       if (entry.isSymbolicLink()) {
         const target = await this.containedTarget(relative, realRoot);
         if (!target) continue;
@@ -52,16 +72,9 @@ export class FsVault implements VaultPort {
         else if (target.isFile()) out.push(toStat(normalized, target));
         continue;
       }
-      if (entry.isDirectory()) {
-        await this.walk(relative, out, realRoot);
-      } else if (entry.isFile()) {
-        try {
-          out.push(toStat(normalized, await fs.stat(this.absolute(relative))));
-        } catch {
-          // Deleted while walking.
-        }
-      }
+      if (entry.isDirectory()) await this.walk(relative, out, realRoot);
     }
+    await flush();
   }
 
   private async containedTarget(relative: string, realRoot: string): Promise<Stats | null> {
