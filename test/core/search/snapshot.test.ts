@@ -113,3 +113,21 @@ test("the header records the payload length", () => {
   assert.equal(view.getUint32(12, true), bytes.length - SNAPSHOT_HEADER_BYTES);
   assert.equal(bytes[9], 0x0a);
 });
+
+test("crc32 agrees with the byte-at-a-time definition at every length and alignment", () => {
+  const reference = (bytes: Uint8Array): number => {
+    let crc = 0xffffffff;
+    for (const byte of bytes) {
+      crc ^= byte;
+      for (let k = 0; k < 8; k++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+    }
+    return (crc ^ 0xffffffff) >>> 0;
+  };
+  const data = Uint8Array.from({ length: 300 }, (_, i) => (i * 167 + 13) & 0xff);
+  for (let start = 0; start < 9; start++) {
+    for (let length = 0; length + start <= data.length; length += 7) {
+      const slice = data.subarray(start, start + length);
+      assert.equal(crc32(slice), reference(slice), `${start}+${length}`);
+    }
+  }
+});
