@@ -90,9 +90,16 @@ export class MiniSearchWriter {
     return postings;
   }
 
-  /** Every posting list written through this writer (or found by it) still in the index. */
-  *postingLists(): IterableIterator<PostingList> {
-    for (const data of this.entries.values()) for (const postings of data.values()) yield postings;
+  /** Gives a term's postings in a field (see PostingList.fromPairs), appended when it has some already. */
+  installPostings(term: string, field: number, pairs: Int32Array): void {
+    let data = this.entries.get(term);
+    if (!data || data.size === 0) {
+      data = this.target._index.fetch(term, createTermData);
+      this.entries.set(term, data);
+    }
+    const existing = data.get(field);
+    if (existing) existing.appendPairs(pairs, pairs.length / 2);
+    else data.set(field, PostingList.fromPairs(pairs));
   }
 
   /** Every indexed document id, in no particular order. */

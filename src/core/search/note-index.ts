@@ -8,6 +8,7 @@ import { MiniSearchWriter } from "./minisearch-access";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
 import { buildPhraseFilter, isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
 import { readChunk, type DocVector } from "./postings";
+import { mergeShards, type MergedShard } from "./shard-merge";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
 import { QueryEvaluator, matchedTerm, realTerm, type Evaluation } from "./evaluator";
@@ -95,12 +96,15 @@ interface HitChecks {
   groups: Array<Array<{ terms: number[]; phrases: PhrasePositions[] }>>;
 }
 
-/** Adds one shard's notes: its postings arrive chunk by chunk, so the caller can yield in between. */
-export interface ShardLoad {
-  /** An encoded chunk (see postings.ts); throws a SnapshotError("format") when it is malformed. */
-  addChunk(chunk: Uint8Array): void;
-  /** Takes the shard's notes out again (a chunk turned out malformed). */
-  abort(): void;
+/**
+ * One shard's notes as a snapshot holds them: `paths[d]` with field lengths `lengths[d]` (and phrase
+ * filter `filters[d]`, when given) is document d of the shard's encoded postings chunks.
+ */
+export interface StoredShard {
+  paths: readonly string[];
+  lengths: readonly unknown[];
+  filters?: ReadonlyArray<Uint8Array | undefined>;
+  chunks: readonly Uint8Array[];
 }
 
 function fieldText(doc: IndexDoc, field: FieldName): string {
@@ -134,15 +138,24 @@ export function vectorize(doc: IndexDoc): DocVector {
 }
 
 export class NoteIndex {
-  private readonly engine: MiniSearch<never>;
-  private readonly writer: MiniSearchWriter;
+  // Replaced whole by `clear`, so a load that failed half-way leaves nothing behind.
+  private engine: MiniSearch<never>;
+  private writer: MiniSearchWriter;
+  private evaluator: QueryEvaluator;
   private readonly filters = new Map<string, Uint8Array>();
-  private readonly evaluator: QueryEvaluator;
 
   constructor() {
     this.engine = new MiniSearch(engineOptions());
     this.writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
     this.evaluator = new QueryEvaluator(this.engine);
+  }
+
+  /** Removes every note. */
+  clear(): void {
+    this.engine = new MiniSearch(engineOptions());
+    this.writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
+    this.evaluator = new QueryEvaluator(this.engine);
+    this.filters.clear();
   }
 
   get size(): number {
@@ -180,14 +193,6 @@ export class NoteIndex {
     });
   }
 
-  /** Gives back the spare room of posting lists grown during a bulk load, a slice at a time. */
-  async trim(pause: () => Promise<void>): Promise<void> {
-    for (const postings of this.writer.postingLists()) {
-      postings.trim();
-      await pause();
-    }
-  }
-
   /** False when the path was not indexed. */
   remove(path: string): boolean {
     if (!this.engine.has(path)) return false;
@@ -202,40 +207,46 @@ export class NoteIndex {
   }
 
   /**
-   * Starts adding one shard's notes: `paths[d]` with field lengths `lengths[d]` (and phrase filter
-   * `filters[d]`, when given) is document d of the shard's postings chunks. Throws a
-   * SnapshotError("format") when the lengths or filters are malformed.
+   * Throws a SnapshotError("format") unless the shard's lengths and filters are well formed; its
+   * postings are checked as `loadShards` reads them.
    */
-  loadShard(paths: readonly string[], lengths: readonly unknown[], filters?: ReadonlyArray<Uint8Array | undefined>): ShardLoad {
+  checkShard(shard: StoredShard): void {
+    const { paths, lengths, filters } = shard;
     if (lengths.length !== paths.length || !lengths.every(isFieldLengths)) {
       throw new SnapshotError("format", "Shard has malformed field lengths.");
     }
     if (filters && (filters.length !== paths.length || !filters.every((filter) => filter === undefined || isPhraseFilter(filter)))) {
       throw new SnapshotError("format", "Shard has malformed phrase filters.");
     }
-    const shortIds = Int32Array.from(paths, (path, position) => {
-      if (this.engine.has(path)) this.engine.discard(path);
-      const filter = filters?.[position];
-      if (filter) this.filters.set(path, filter);
-      else this.filters.delete(path);
-      return this.writer.addDocument(path, lengths[position] as number[]);
-    });
-    return {
-      addChunk: (bytes) => this.addChunk(bytes, shortIds),
-      abort: () => {
-        for (const path of paths) {
-          if (this.engine.has(path)) this.engine.discard(path);
-          this.filters.delete(path);
-        }
-      },
-    };
+    if (paths.length === 0 && shard.chunks.length > 0) throw new SnapshotError("format", "Shard has postings but no notes.");
   }
 
-  private addChunk(bytes: Uint8Array, shortIds: Int32Array): void {
-    readChunk(bytes, shortIds.length, FIELD_COUNT, (term, field, pairs, count) => {
-      for (let at = 0; at < 2 * count; at += 2) pairs[at] = shortIds[pairs[at]!]!;
-      this.writer.fieldPostings(term, field).appendPairs(pairs, count);
-    });
+  /**
+   * Adds the notes of shards that passed `checkShard`, replacing indexed notes of the same paths, with
+   * their postings merged term by term over all the shards (see shard-merge.ts). A malformed chunk
+   * (written by a faulty version: the checksums passed) throws a SnapshotError("format") and leaves
+   * the index empty: checking every chunk first would double the work of every start.
+   */
+  async loadShards(shards: readonly StoredShard[], pause: () => Promise<void>): Promise<void> {
+    for (const shard of shards) this.checkShard(shard);
+    const merged: MergedShard[] = [];
+    for (const shard of shards) {
+      const ids = Int32Array.from(shard.paths, (path, position) => {
+        if (this.engine.has(path)) this.engine.discard(path);
+        const filter = shard.filters?.[position];
+        if (filter) this.filters.set(path, filter);
+        else this.filters.delete(path);
+        return this.writer.addDocument(path, shard.lengths[position] as number[]);
+      });
+      merged.push({ ids, chunks: shard.chunks });
+      await pause();
+    }
+    try {
+      await mergeShards(merged, FIELD_COUNT, (term, field, pairs) => this.writer.installPostings(term, field, pairs), pause);
+    } catch (error) {
+      this.clear();
+      throw error;
+    }
   }
 
   async search(query: ParsedQuery, options: NoteSearchOptions): Promise<SearchPage> {

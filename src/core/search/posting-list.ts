@@ -20,6 +20,21 @@ export class PostingList {
   /** Index of the pair last visited, so that get(id) right after iterating to id costs nothing. */
   private cursor = 0;
 
+  /** A list holding `pairs` ([id, tf, …], ids strictly ascending, tf ≥ 1), taken over without a copy. */
+  static fromPairs(pairs: Int32Array): PostingList {
+    const list = new PostingList();
+    let valid = pairs.length % 2 === 0;
+    for (let at = 0; at < pairs.length && valid; at += 2) valid = pairs[at + 1]! > 0 && (at === 0 || pairs[at - 2]! < pairs[at]!);
+    if (!valid) {
+      for (let at = 0; at + 1 < pairs.length; at += 2) if (pairs[at + 1]! > 0) list.set(pairs[at]!, pairs[at + 1]!);
+      return list;
+    }
+    list.data = pairs.length > SMALL_NUMBERS ? pairs : Array.from(pairs);
+    list.used = pairs.length;
+    list.live = pairs.length / 2;
+    return list;
+  }
+
   get size(): number {
     return this.live;
   }
@@ -124,11 +139,6 @@ export class PostingList {
    */
   view(): { data: ArrayLike<number>; used: number } {
     return { data: this.data, used: this.used };
-  }
-
-  /** Gives back the spare room of a typed array (after a bulk load). */
-  trim(): void {
-    if (this.data instanceof Int32Array && this.data.length > this.used) this.data = this.data.slice(0, this.used);
   }
 
   private push(id: number, frequency: number): void {

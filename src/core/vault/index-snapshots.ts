@@ -8,7 +8,7 @@
 // each shard by checksum, so a shard rewritten after the manifest (a crash in between) no longer
 // matches and is discarded on load; its files are then re-ingested, the rest of the snapshot stays.
 import type { NoteFacts } from "../notes/structure";
-import { FIELD_COUNT, type NoteIndex } from "../search/note-index";
+import { FIELD_COUNT, type NoteIndex, type StoredShard } from "../search/note-index";
 import { PostingsBuilder, decodeChunk, type DocVector, type PostingsChunk } from "../search/postings";
 import { SnapshotError, snapshotChecksum } from "../search/snapshot";
 import type { IndexStore, Logger, MetadataPort } from "../ports";
@@ -131,6 +131,7 @@ export class IndexSnapshots {
       return this.discardedManifest(error);
     }
     const discarded: string[] = [];
+    const postings: StoredShard[] = [];
     // The next shard is read while this one is merged, so the disk and the CPU work at once.
     const read = (index: number): Promise<Uint8Array | null> | null => {
       const entry = entries[index];
@@ -149,7 +150,7 @@ export class IndexSnapshots {
         const bytes = await pending;
         if (!bytes) throw new SnapshotError("truncated", "Shard file is missing.");
         const decoded = decodeShard(bytes, entry);
-        await this.restore(state, decoded);
+        postings.push(await this.restore(state, decoded));
         this.written[entry.shard] = { ...entry, bytes: bytes.length };
         for (const row of decoded.rows) this.members[entry.shard]!.add(row.path);
       } catch (error) {
@@ -159,7 +160,23 @@ export class IndexSnapshots {
       }
     }
     if (discarded.length > 0) this.manifestDirty = true;
-    await state.index.trim(() => this.options.slice.pause());
+    try {
+      await state.index.loadShards(postings, () => this.options.slice.pause());
+    } catch (error) {
+      // The postings of some shard are unreadable and the index is empty again: so is every table.
+      this.logDiscard(error, MANIFEST_KEY);
+      for (const members of this.members) {
+        for (const path of members) {
+          state.records.delete(path);
+          state.facts.delete(path);
+          state.metadata.remove(path);
+        }
+        members.clear();
+      }
+      this.written.fill(null);
+      this.manifestDirty = true;
+      return { status: "discarded", discarded: [] };
+    }
     return { status: "loaded", discarded };
   }
 
@@ -173,28 +190,25 @@ export class IndexSnapshots {
     this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.options.vault, file: key, reason: describe(error) });
   }
 
-  private async restore(state: SnapshotState, shard: DecodedShard): Promise<void> {
+  /**
+   * Takes in a checked shard's files, facts and metadata; its postings are returned, to be merged
+   * with the other shards' once all are in (see NoteIndex.loadShards).
+   */
+  private async restore(state: SnapshotState, shard: DecodedShard): Promise<StoredShard> {
     const notes = shard.rows.filter((row) => row.facts !== undefined && row.path.toLowerCase().endsWith(".md")).map((row) => row.path);
     const indexed = shard.rows.filter((row) => row.lengths !== undefined);
+    const stored: StoredShard = {
+      paths: indexed.map((row) => row.path),
+      lengths: indexed.map((row) => row.lengths),
+      filters: indexed.map((row) => row.filter),
+      chunks: Array.from({ length: shard.chunkCount }, (_, i) => shard.chunk(i)),
+    };
+    state.index.checkShard(stored);
     try {
       for (let i = 0; i < shard.metadataCount; i++) {
         await this.options.slice.pause();
         const part = shard.metadata(i);
         if (state.metadata.importState && !state.metadata.importState(part)) throw new SnapshotError("format", "Shard metadata is unreadable.");
-      }
-      const load = state.index.loadShard(
-        indexed.map((row) => row.path),
-        indexed.map((row) => row.lengths),
-        indexed.map((row) => row.filter),
-      );
-      try {
-        for (let i = 0; i < shard.chunkCount; i++) {
-          await this.options.slice.pause();
-          load.addChunk(shard.chunk(i));
-        }
-      } catch (error) {
-        load.abort();
-        throw error;
       }
     } catch (error) {
       for (const path of notes) state.metadata.remove(path);
@@ -206,6 +220,7 @@ export class IndexSnapshots {
       state.records.set(row.path, record);
       if (row.facts) state.facts.set(row.path, row.facts);
     }
+    return stored;
   }
 
   /** Writes the dirty shards `which` accepts, without the manifest (a long build writes as it goes). */

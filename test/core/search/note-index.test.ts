@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIELD_COUNT, NoteIndex, type IndexDoc, type NoteSearchOptions } from "../../../src/core/search/note-index";
+import { FIELD_COUNT, NoteIndex, type IndexDoc, type NoteSearchOptions, type StoredShard } from "../../../src/core/search/note-index";
 import { PostingsBuilder, encodeChunk, type DocVector } from "../../../src/core/search/postings";
 import { parseQuery } from "../../../src/core/search/query";
 import { SnapshotError } from "../../../src/core/search/snapshot";
@@ -140,11 +140,10 @@ test("without loadText a phrase counts as present when all its words are and the
   const unfiltered = new NoteIndex();
   const builder = new PostingsBuilder(FIELD_COUNT);
   vectors.forEach(({ vector }, position) => builder.addVector(position, vector));
-  const load = unfiltered.loadShard(
-    vectors.map(({ path }) => path),
-    vectors.map(({ vector }) => vector.lengths),
+  await unfiltered.loadShards(
+    [{ paths: vectors.map(({ path }) => path), lengths: vectors.map(({ vector }) => vector.lengths), chunks: builder.chunks(vectors.length).map(encodeChunk) }],
+    noPause,
   );
-  for (const chunk of builder.chunks(vectors.length)) load.addChunk(encodeChunk(chunk));
   const fallback = await unfiltered.search(parseQuery('"token bucket"'), { limit: 10, offset: 0 });
   assert.deepEqual(fallback.hits.map((hit) => hit.path).sort(), ["Notes/Bucket brigade.md", "Rate limiting/Token bucket.md"]);
 });
@@ -227,59 +226,103 @@ test("add, replace, remove, has, size and paths", async () => {
   assert.deepEqual(index.paths(), [...corpus.map((entry) => entry.path).filter((path) => path !== "Notes/Painting.md"), "New/Fresh.md"].sort());
 });
 
-test("a shard's postings, encoded, load into a fresh index that answers identically", async () => {
+const noPause = async (): Promise<void> => undefined;
+
+/** The index's notes spread over `count` shards as a snapshot stores them, chunks cut small. */
+function storedShards(vectors: ReadonlyMap<string, DocVector>, count: number): StoredShard[] {
+  const ordered = [...vectors.keys()].sort();
+  return Array.from({ length: count }, (_, shard) => {
+    const paths = ordered.filter((_, position) => position % count === shard);
+    const builder = new PostingsBuilder(FIELD_COUNT);
+    paths.forEach((path, position) => builder.addVector(position, vectors.get(path)!));
+    return {
+      paths,
+      lengths: JSON.parse(JSON.stringify(paths.map((path) => vectors.get(path)!.lengths))) as unknown[],
+      filters: paths.map((path) => vectors.get(path)!.filter),
+      chunks: builder.chunks(Math.max(1, paths.length), 40).map(encodeChunk),
+    };
+  });
+}
+
+test("shards' postings, encoded and merged, load into a fresh index that answers identically", async () => {
   const index = new NoteIndex();
   const vectors = new Map<string, DocVector>();
   for (const entry of corpus) vectors.set(entry.path, index.add(entry));
   index.remove("Notes/Painting.md");
   vectors.delete("Notes/Painting.md");
   vectors.set("Notes/Leaky bucket.md", index.replace(doc("Notes/Leaky bucket.md", "A leaky bucket loses water at a constant rate.")));
-  const ordered = [...vectors.keys()].sort();
-  const builder = new PostingsBuilder(FIELD_COUNT);
-  ordered.forEach((path, position) => builder.addVector(position, vectors.get(path)!));
-  const chunks = builder.chunks(ordered.length, 40);
-  assert.ok(chunks.length > 3, "several chunks");
-  const restored = new NoteIndex();
-  const load = restored.loadShard(ordered, JSON.parse(JSON.stringify(ordered.map((path) => vectors.get(path)!.lengths))) as unknown[]);
-  for (const chunk of chunks) load.addChunk(encodeChunk(chunk));
-  assert.equal(restored.size, index.size);
-  assert.deepEqual(restored.paths(), index.paths());
   // Compared with an index built from the final notes: the edited one keeps discarded postings until
   // vacuumed, which MiniSearch still counts in document frequencies.
   const fresh = buildIndex(corpus.filter((entry) => entry.path !== "Notes/Painting.md" && entry.path !== "Notes/Leaky bucket.md"));
   fresh.add(doc("Notes/Leaky bucket.md", "A leaky bucket loses water at a constant rate."));
   const options = { limit: 20, offset: 0, loadText: async (path: string) => texts.get(path) ?? null };
-  for (const query of ["bucket", "restore an older snapshot of a note", '"token bucket"', "grosse", "東京", "buck* -token", "water"]) {
-    assert.deepEqual(await restored.search(parseQuery(query), options), await fresh.search(parseQuery(query), options), query);
+  for (const count of [1, 3, 4]) {
+    const shards = storedShards(vectors, count);
+    assert.ok(shards.some((shard) => shard.chunks.length > 1), "several chunks");
+    const restored = new NoteIndex();
+    for (const shard of shards) restored.checkShard(shard);
+    await restored.loadShards(shards, noPause);
+    assert.equal(restored.size, index.size);
+    assert.deepEqual(restored.paths(), index.paths());
+    for (const query of ["bucket", "restore an older snapshot of a note", '"token bucket"', "grosse", "東京", "buck* -token", "water", "a"]) {
+      assert.deepEqual(await restored.search(parseQuery(query), options), await fresh.search(parseQuery(query), options), `${count} shards: ${query}`);
+    }
+    restored.add(doc("Notes/Later.md", "a later bucket"));
+    assert.ok((await paths(restored, "later")).includes("Notes/Later.md"), "adding after a load works");
+    restored.add(doc("Notes/Leaky bucket.md", "now about herons"));
+    assert.deepEqual(await paths(restored, "herons"), ["Notes/Leaky bucket.md"], "a loaded note can be replaced");
+    assert.ok(!(await paths(restored, "water")).includes("Notes/Leaky bucket.md"));
   }
-  restored.add(doc("Notes/Later.md", "a later bucket"));
-  assert.ok((await paths(restored, "later")).includes("Notes/Later.md"), "adding after a load works");
-  restored.add(doc("Notes/Leaky bucket.md", "now about herons"));
-  assert.deepEqual(await paths(restored, "herons"), ["Notes/Leaky bucket.md"], "a loaded note can be replaced");
-  assert.ok(!(await paths(restored, "water")).includes("Notes/Leaky bucket.md"));
 });
 
-test("loadShard refuses malformed lengths and chunks with a SnapshotError, and abort takes the notes out", () => {
+test("shards loaded into an index that already holds notes add to its postings", async () => {
+  const vectors = new Map<string, DocVector>();
+  const reference = new NoteIndex();
+  for (const entry of corpus) vectors.set(entry.path, reference.add(entry));
+  const index = new NoteIndex();
+  index.add(doc("Before/Bucket.md", "an older bucket of tokens"));
+  await index.loadShards(storedShards(vectors, 2), noPause);
+  reference.add(doc("Before/Bucket.md", "an older bucket of tokens"));
+  assert.deepEqual(index.paths(), reference.paths());
+  for (const query of ["bucket", "tokens"]) {
+    assert.deepEqual(
+      (await index.search(parseQuery(query), { limit: 20, offset: 0 })).hits.map((hit) => hit.path).sort(),
+      (await reference.search(parseQuery(query), { limit: 20, offset: 0 })).hits.map((hit) => hit.path).sort(),
+      query,
+    );
+  }
+});
+
+test("checkShard refuses malformed lengths and filters, and loadShards a malformed chunk, leaving the index empty", async () => {
   const index = new NoteIndex();
   const lengths = [[1, 0, 0, 0, 1]];
   const format = (error: unknown): boolean => error instanceof SnapshotError && error.reason === "format";
-  assert.throws(() => index.loadShard(["a.md"], [[1, 0]]), format);
-  assert.throws(() => index.loadShard(["a.md", "b.md"], lengths), format);
-  assert.throws(() => index.loadShard(["a.md"], [[1, 0, 0, 0, -1]]), format);
-  assert.equal(index.size, 0);
+  const refused: Array<[string, StoredShard]> = [
+    ["too few lengths", { paths: ["a.md"], lengths: [[1, 0]], chunks: [] }],
+    ["lengths of another count", { paths: ["a.md", "b.md"], lengths, chunks: [] }],
+    ["a negative length", { paths: ["a.md"], lengths: [[1, 0, 0, 0, -1]], chunks: [] }],
+    ["a filter of a foreign size", { paths: ["a.md"], lengths, filters: [new Uint8Array(3)], chunks: [] }],
+  ];
   const good = encodeChunk({ terms: ["x", "y"], lists: [[0, 1, 0], [4, 1, 0]] });
-  // Cut inside y's list, and with y's field out of range: x's run is added before the fault.
-  const broken = [good.subarray(0, good.length - 1), encodeChunk({ terms: ["x", "y"], lists: [[0, 1, 0], [9, 1, 0]] }), new Uint8Array(2)];
-  for (const chunk of broken) {
-    const load = index.loadShard(["a.md"], lengths);
-    assert.throws(() => load.addChunk(chunk), format, String(chunk.length));
-    load.abort();
-    assert.equal(index.size, 0, String(chunk.length));
-    assert.deepEqual(index.paths(), []);
+  refused.push(["postings without notes", { paths: [], lengths: [], chunks: [good] }]);
+  for (const [what, shard] of refused) {
+    assert.throws(() => index.checkShard(shard), format, what);
+    await assert.rejects(index.loadShards([shard], noPause), format, what);
+    assert.equal(index.size, 0, what);
   }
-  const load = index.loadShard(["a.md"], lengths);
-  load.addChunk(good);
-  assert.equal(index.size, 1);
+  index.add(doc("Kept/Before.md", "x marks the spot"));
+  const broken: Array<[string, Uint8Array]> = [
+    ["a chunk cut short", good.subarray(0, good.length - 1)],
+    ["a field out of range", encodeChunk({ terms: ["x", "y"], lists: [[0, 1, 0], [9, 1, 0]] })],
+  ];
+  for (const [what, chunk] of broken) {
+    const shards = [{ paths: ["a.md"], lengths, chunks: [good] }, { paths: ["b.md"], lengths, chunks: [chunk] }];
+    await assert.rejects(index.loadShards(shards, noPause), format, what);
+    assert.equal(index.size, 0, what);
+    assert.deepEqual(await paths(index, "x"), [], what);
+  }
+  await index.loadShards([{ paths: ["a.md"], lengths, chunks: [good] }], noPause);
+  assert.deepEqual(await paths(index, "y"), ["a.md"]);
 });
 
 test("a phrase with many candidates reads them in rank order only until the page is full, and estimates the total", async () => {

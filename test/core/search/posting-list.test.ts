@@ -8,14 +8,18 @@ type Operation =
   | { kind: "append"; id: number; frequency: number }
   | { kind: "delete"; id: number }
   | { kind: "deleteWhileIterating"; every: number }
-  | { kind: "trim" };
+  | { kind: "appendPairs"; pairs: Array<[number, number]> };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), id: fc.integer({ min: 0, max: 40 }), frequency: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ kind: fc.constant("append" as const), id: fc.integer({ min: 0, max: 40 }), frequency: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ kind: fc.constant("delete" as const), id: fc.integer({ min: 0, max: 40 }) }),
   fc.record({ kind: fc.constant("deleteWhileIterating" as const), every: fc.integer({ min: 1, max: 4 }) }),
-  fc.record({ kind: fc.constant("trim" as const) }),
+  // Any ids, in any order: out-of-order runs must land one by one, ascending ones in bulk.
+  fc.record({
+    kind: fc.constant("appendPairs" as const),
+    pairs: fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 9 })), { maxLength: 20 }),
+  }),
 );
 
 /** What MiniSearch observes of a Map<number, number>, in the order it would see it. */
@@ -34,8 +38,9 @@ test("a PostingList answers every call MiniSearch makes exactly as a Map would, 
           map.set(op.id, op.frequency);
           if (op.kind === "set") list.set(op.id, op.frequency);
           else list.append(op.id, op.frequency);
-        } else if (op.kind === "trim") {
-          list.trim();
+        } else if (op.kind === "appendPairs") {
+          for (const [id, frequency] of op.pairs) map.set(id, frequency);
+          list.appendPairs(Int32Array.from(op.pairs.flat()), op.pairs.length);
         } else if (op.kind === "delete") {
           assert.equal(list.delete(op.id), map.delete(op.id));
         } else {
@@ -72,8 +77,21 @@ test("a long list appended in order holds every posting", () => {
   assert.equal(list.size, 3334);
   assert.equal(list.get(2997), (2997 % 7) + 1);
   assert.equal(list.get(2998), undefined);
-  list.trim();
   assert.deepEqual([...list.keys()].slice(0, 3), [0, 3, 6]);
   list.set(1, 5);
   assert.deepEqual([...list.keys()].slice(0, 3), [0, 1, 3], "an id inserted in the middle keeps the order");
+});
+
+test("fromPairs takes over well-formed pairs and rebuilds any others in order", () => {
+  const pairs = Int32Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? i * 3 : 2));
+  const list = PostingList.fromPairs(pairs);
+  assert.equal(list.size, 50);
+  assert.deepEqual([...list.keys()].slice(0, 3), [0, 6, 12]);
+  list.append(1000, 4);
+  list.set(7, 1);
+  assert.equal(list.size, 52);
+  assert.equal(list.get(7), 1);
+  assert.deepEqual(observe(PostingList.fromPairs(Int32Array.from([5, 1, 2, 3]))), observe(new Map([[2, 3], [5, 1]])), "ids out of order");
+  assert.deepEqual(observe(PostingList.fromPairs(Int32Array.from([2, 0, 5, 1]))), observe(new Map([[5, 1]])), "a zero frequency is no posting");
+  assert.deepEqual(observe(PostingList.fromPairs(Int32Array.from([1, 1]))), observe(new Map([[1, 1]])), "a short list");
 });

@@ -4,7 +4,10 @@ import { readFileSync, rmSync, utimesSync, writeFileSync, existsSync, mkdirSync 
 import path from "node:path";
 import type { IndexStore, LogRecord } from "../../../src/core/ports";
 import { Engine } from "../../../src/core/vault/engine";
-import { MANIFEST_KEY, shardKey, shardOf } from "../../../src/core/vault/index-shards";
+import { MANIFEST_KEY, decodeManifest, encodeManifest, shardKey, shardOf } from "../../../src/core/vault/index-shards";
+import { FIELD_COUNT } from "../../../src/core/search/note-index";
+import { encodeChunk } from "../../../src/core/search/postings";
+import { decodeSnapshot, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
 import { FsVault } from "../../../src/hosts/node/fs-vault";
 import { FsWriter } from "../../../src/hosts/node/fs-writer";
 import { FileIndexStore } from "../../../src/hosts/node/index-store";
@@ -227,4 +230,33 @@ test("discardSnapshot removes the manifest and every shard, so the next start re
   const report = await restarted.engine.start();
   assert.equal(report.snapshot, "missing");
   assert.equal(report.reingested, engine.files().length);
+});
+
+test("postings unreadable despite their checksums empty the whole load, and the start rebuilds every file", async () => {
+  const vault = freshVault();
+  const built = engineOn(vault);
+  await built.engine.start();
+  // A shard file as a faulty writer would leave it: checksum right, last postings chunk malformed.
+  const shard = shardOf("wiki/secrets.md");
+  const sections = decodeSnapshot(readFileSync(built.store.file(shardKey(shard))));
+  sections[sections.length - 1] = encodeChunk({ terms: ["zzz"], lists: [[FIELD_COUNT + 3, 1, 0]] });
+  const damaged = encodeSnapshot(sections);
+  writeFileSync(built.store.file(shardKey(shard)), damaged);
+  const manifest = decodeManifest(readFileSync(built.store.file(MANIFEST_KEY)));
+  const entries = manifest.entries.map((entry) => (entry.shard === shard ? { ...entry, crc: snapshotChecksum(damaged)!, bytes: damaged.length } : entry));
+  writeFileSync(built.store.file(MANIFEST_KEY), encodeManifest({ ...manifest, entries }));
+  const logs: LogRecord[] = [];
+  const restarted = engineOn(vault, logs);
+  const report = await restarted.engine.start();
+  assert.equal(report.snapshot, "discarded");
+  assert.equal(report.added, built.engine.files().length, "every file is new to the emptied tables");
+  assert.equal(report.unchanged, 0);
+  assert.ok(logs.some((record) => record.event === "index_discarded" && record.file === MANIFEST_KEY));
+  for (const query of QUERIES) {
+    assert.deepEqual(await hitPaths(restarted.engine, query), await hitPaths(built.engine, query), query);
+  }
+  assert.deepEqual(restarted.engine.files(), built.engine.files());
+  const again = await engineOn(vault).engine.start();
+  assert.equal(again.snapshot, "loaded");
+  assert.equal(again.reingested, 0, "the rebuilt snapshot loads whole");
 });
