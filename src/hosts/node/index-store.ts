@@ -20,7 +20,11 @@ export class FileIndexStore implements IndexStore {
 
   async load(key: string): Promise<Uint8Array | null> {
     try {
-      return new Uint8Array(await fs.readFile(this.file(key)));
+      const buffer = await fs.readFile(this.file(key));
+      // A view, not a copy: shard files are large, and a copy doubled the memory a start goes through.
+      // A buffer sharing a pooled ArrayBuffer is copied, so the result never aliases other data.
+      if (buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength) return new Uint8Array(buffer.buffer);
+      return new Uint8Array(buffer);
     } catch (error) {
       if ((error as { code?: string }).code === "ENOENT") return null;
       throw error;
