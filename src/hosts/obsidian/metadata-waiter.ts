@@ -8,6 +8,8 @@ export const METADATA_WAIT_MS = 5000;
 
 interface Waiter {
   path: string;
+  /** The text written; null when any parse of the file will do. */
+  content: string | null;
   changed: boolean;
   resolve: () => void;
   timer: number;
@@ -23,8 +25,12 @@ export class MetadataWaiter {
     this.app = app;
     this.timeoutMs = timeoutMs;
     this.refs.push(
-      app.metadataCache.on("changed", (file: TAbstractFile) => {
-        for (const waiter of this.waiters) if (waiter.path === file.path) waiter.changed = true;
+      app.metadataCache.on("changed", (file: TAbstractFile, data: string) => {
+        // Two writes in a row: the parse of the first can land after the second was registered, and
+        // settling on it would describe the first version.
+        for (const waiter of this.waiters) {
+          if (waiter.path === file.path && (waiter.content === null || sameText(waiter.content, data))) waiter.changed = true;
+        }
       }),
       app.metadataCache.on("resolved", () => {
         for (const waiter of [...this.waiters]) if (waiter.changed) this.settle(waiter);
@@ -36,13 +42,13 @@ export class MetadataWaiter {
   }
 
   /**
-   * Call before the write: the promise settles once the metadata of `path` was recomputed and the
-   * link maps were resolved again, or after the timeout. It never rejects.
+   * Call before writing `content` to `path`: the promise settles once the metadata of that content
+   * was computed and the link maps were resolved again, or after the timeout. It never rejects.
    */
-  expect(path: string): { done: Promise<void>; cancel: () => void } {
+  expect(path: string, content: string | null = null): { done: Promise<void>; cancel: () => void } {
     let waiter: Waiter | undefined;
     const done = new Promise<void>((resolve) => {
-      waiter = { path, changed: false, resolve, timer: 0 };
+      waiter = { path, content, changed: false, resolve, timer: 0 };
       const registered = waiter;
       registered.timer = window.setTimeout(() => this.settle(registered), this.timeoutMs);
       this.waiters.add(registered);
@@ -58,7 +64,7 @@ export class MetadataWaiter {
   /** Settles at the next `resolved` (a rename fires no `changed`), or after the timeout. */
   afterResolved(): Promise<void> {
     return new Promise<void>((resolve) => {
-      const waiter: Waiter = { path: "", changed: true, resolve, timer: 0 };
+      const waiter: Waiter = { path: "", content: null, changed: true, resolve, timer: 0 };
       waiter.timer = window.setTimeout(() => this.settle(waiter), this.timeoutMs);
       this.waiters.add(waiter);
     });
@@ -75,4 +81,9 @@ export class MetadataWaiter {
     this.refs.length = 0;
     for (const waiter of [...this.waiters]) this.settle(waiter);
   }
+}
+
+/** The same text, whether or not either keeps a byte order mark. */
+function sameText(a: string, b: string): boolean {
+  return a === b || a.replace(/^\uFEFF/, "") === b.replace(/^\uFEFF/, "");
 }

@@ -90,7 +90,7 @@ export class ObsidianWriter implements WritePort {
     }
     if (expectedHash !== null && !(existing instanceof TFile)) throw conflict(relative, null);
 
-    const pending = isText && extension === "md" ? this.metadata.expect(path) : null;
+    const pending = isText && extension === "md" ? this.metadata.expect(path, decoder.decode(bytes)) : null;
     try {
       if (!(existing instanceof TFile)) {
         await this.ensureFolder(parentOf(path));
