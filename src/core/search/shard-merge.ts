@@ -62,8 +62,10 @@ export async function mergeShards(
 
   const lists: Array<Int32Array | undefined> = new Array<Int32Array | undefined>(terms.length * fieldCount);
   const filled = new Int32Array(terms.length * fieldCount);
-  for (let slot = 0; slot < lists.length; slot++) if (counts[slot]! > 0) lists[slot] = new Int32Array(2 * counts[slot]!);
-  await pause();
+  for (let slot = 0; slot < lists.length; slot++) {
+    if (counts[slot]! > 0) lists[slot] = new Int32Array(2 * counts[slot]!);
+    if (slot % LISTS_PER_CHECK === 0) await pause();
+  }
 
   for (let s = 0; s < shards.length; s++) {
     const shard = shards[s]!;

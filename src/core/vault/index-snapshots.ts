@@ -201,7 +201,8 @@ export class IndexSnapshots {
       paths: indexed.map((row) => row.path),
       lengths: indexed.map((row) => row.lengths),
       filters: indexed.map((row) => row.filter),
-      chunks: Array.from({ length: shard.chunkCount }, (_, i) => shard.chunk(i)),
+      // Copied out, so the rest of the file (rows, metadata) is freed while the other shards load.
+      chunks: Array.from({ length: shard.chunkCount }, (_, i) => shard.chunk(i).slice()),
     };
     state.index.checkShard(stored);
     try {
