@@ -84,7 +84,7 @@ export default defineConfig([
   {
     // The stand-in is Obsidian's side of the API (it implements createEl, trash, settings tabs): the
     // rules for plugin authors do not apply to it, nor to the test plugins and pages built on it.
-    files: ["test/obsidian-stand-in/**/*.ts", "test/screenshot/**/*.ts", "test/e2e/plugin*.test.ts"],
+    files: ["test/obsidian-stand-in/**/*.ts", "test/screenshot/**/*.ts", "test/e2e/plugin*.test.ts", "test/hosts/obsidian/**/*.ts"],
     rules: {
       "obsidianmd/prefer-create-el": "off",
       "obsidianmd/ui/sentence-case": "off",

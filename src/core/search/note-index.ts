@@ -7,7 +7,7 @@ import MiniSearch, { type Options } from "minisearch";
 import { MiniSearchWriter } from "./minisearch-access";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
 import { buildPhraseFilter, isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
-import { readChunk, type DocVector } from "./postings";
+import type { DocVector } from "./postings";
 import { mergeShards, type MergedShard } from "./shard-merge";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
