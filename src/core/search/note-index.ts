@@ -294,12 +294,10 @@ export class NoteIndex {
     }
     candidates.sort(byRank);
     const verified = await this.verifyPhrases(candidates, wanted, {
-      query,
       evaluation,
       checks,
       phrases,
-      groupPhrases,
-      excludedPhrases,
+      hasPositivePhrases,
       suspects: exclusion.suspects,
       loadText: options.loadText,
     });
@@ -360,8 +358,7 @@ export class NoteIndex {
     wanted: number,
     plan: PhrasePlan,
   ): Promise<{ kept: Candidate[]; total: number; estimated: boolean }> {
-    const hasPositivePhrases = plan.phrases.length > 0 || plan.groupPhrases.some((group) => group.some((phrases) => phrases.length > 0));
-    if (!hasPositivePhrases && plan.suspects.size === 0) return { kept: candidates, total: candidates.length, estimated: false };
+    const { hasPositivePhrases } = plan;
     const loadText = plan.loadText;
     if (!loadText) {
       const kept = candidates.filter((candidate) => !plan.suspects.has(candidate.path));
@@ -497,12 +494,11 @@ function isFieldLengths(value: unknown): boolean {
 }
 
 interface PhrasePlan {
-  query: ParsedQuery;
   evaluation: Evaluation;
   checks: HitChecks;
   phrases: PhraseCheck[];
-  groupPhrases: PhraseCheck[][][];
-  excludedPhrases: PhraseCheck[];
+  /** The query has phrases every hit must hold (else only suspects of excluded phrases are read). */
+  hasPositivePhrases: boolean;
   suspects: ReadonlyMap<string, PhraseCheck[]>;
   loadText: ((path: string) => Promise<string | null>) | undefined;
 }
