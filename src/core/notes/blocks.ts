@@ -1,8 +1,8 @@
 // Block structure in one pass over the lines: headings, paragraphs, lists with their items, fenced and
 // indented code, block quotes and callouts, tables and rules. It follows CommonMark where Obsidian does
 // and keeps only what CachedMetadata records; code blocks are skipped whole so nothing inside them counts.
-import type { BlockCache, HeadingCache, ListItemCache, Pos, SectionCache } from "./metadata";
-import { type InlineSink, type SourceLine, isInlineWhitespace, position, scanInline, trailingBlockId } from "./inline";
+import type { BlockCache, HeadingCache, ListItemCache, Loc, Pos, SectionCache } from "./metadata";
+import { type InlineSink, type SourceLine, InlineScanner, isInlineWhitespace, position, trailingBlockId } from "./inline";
 
 export interface BlockSink extends InlineSink {
   headings: HeadingCache[];
@@ -193,7 +193,15 @@ export class BlockScanner {
   private quote: OpenQuote | null = null;
   private lastClosed: SectionCache | null = null;
 
-  constructor(private readonly sink: BlockSink) {}
+  private readonly inline: InlineScanner;
+
+  /** `note` is the text the lines come from; lines are given in order. */
+  constructor(
+    private readonly sink: BlockSink,
+    note: string,
+  ) {
+    this.inline = new InlineScanner(note, sink);
+  }
 
   /** Records a section that the caller parsed itself (the frontmatter). */
   addSection(section: SectionCache): void {
@@ -252,7 +260,7 @@ export class BlockScanner {
     }
     if (section?.type === "paragraph" || section?.type === "table") {
       this.extend(line);
-      scanInline(line, 0, this.sink);
+      this.inline.scan(line, 0);
       return;
     }
     if (indent.columns >= 4) {
@@ -262,7 +270,7 @@ export class BlockScanner {
     }
     this.closeSection();
     this.openSection("paragraph", line, indent.index);
-    scanInline(line, indent.index, this.sink);
+    this.inline.scan(line, indent.index);
   }
 
   finish(): void {
@@ -278,7 +286,7 @@ export class BlockScanner {
       const pos = position(line, indent.index, text.length);
       this.sink.headings.push({ heading: heading.heading, level: heading.level, position: pos });
       this.pushSection({ type: "heading", position: pos });
-      scanInline(line, heading.contentStart, this.sink);
+      this.inline.scan(line, heading.contentStart);
       return true;
     }
     const fence = openingFence(text, indent.index);
@@ -334,7 +342,7 @@ export class BlockScanner {
         if (top && !list.blankSeen && (marker.empty || (marker.ordinal !== null && marker.ordinal !== 1))) {
           this.extend(line);
           top.last = line;
-          scanInline(line, indent.index, this.sink);
+          this.inline.scan(line, indent.index);
           return true;
         }
         this.closeSection();
@@ -361,14 +369,14 @@ export class BlockScanner {
       if (owner) owner.last = line;
       const fence = openingFence(text, indent.index);
       if (fence) this.fence = fence;
-      else scanInline(line, indent.index, this.sink);
+      else this.inline.scan(line, indent.index);
       return true;
     }
 
     if (top && !list.blankSeen && !this.interrupts(text, indent)) {
       this.extend(line);
       top.last = line;
-      scanInline(line, indent.index, this.sink);
+      this.inline.scan(line, indent.index);
       return true;
     }
     this.closeSection();
@@ -379,10 +387,12 @@ export class BlockScanner {
     const list = this.list;
     if (!list) return;
     const parentItem = list.items[list.items.length - 1];
+    const start: Loc = { line: line.line, col: indent.index, offset: line.offset + indent.index };
     const cache: ListItemCache = {
       // `0 - line` rather than `-line`, so a list on line 0 has parent 0, not -0.
       parent: parentItem ? parentItem.cache.position.start.line : 0 - list.firstLine,
-      position: position(line, indent.index, line.text.length),
+      // The end stands in until closeItem knows the item's last line.
+      position: { start, end: start },
     };
     if (marker.task !== undefined) cache.task = marker.task;
     this.sink.listItems.push(cache);
@@ -390,7 +400,7 @@ export class BlockScanner {
     if (!marker.empty) {
       const fence = marker.task === undefined ? openingFence(line.text, marker.textIndex) : null;
       if (fence) this.fence = fence;
-      else scanInline(line, marker.textIndex, this.sink);
+      else this.inline.scan(line, marker.textIndex);
     }
   }
 
@@ -398,10 +408,7 @@ export class BlockScanner {
     const item = list.items.pop();
     if (!item) return;
     const last = item.last;
-    item.cache.position = {
-      start: item.cache.position.start,
-      end: { line: last.line, col: last.text.length, offset: last.offset + last.text.length },
-    };
+    item.cache.position.end = { line: last.line, col: last.text.length, offset: last.offset + last.text.length };
     const blockId = trailingBlockId(last.text);
     if (blockId) {
       item.cache.id = blockId.id;
@@ -420,7 +427,7 @@ export class BlockScanner {
     }
     if (!quote.fence && quote.paragraphOpen && !this.interrupts(text, indent)) {
       this.extend(line);
-      scanInline(line, indent.index, this.sink);
+      this.inline.scan(line, indent.index);
       return true;
     }
     this.closeSection();
@@ -446,7 +453,7 @@ export class BlockScanner {
       return;
     }
     quote.paragraphOpen = true;
-    scanInline(line, inner, this.sink);
+    this.inline.scan(line, inner);
   }
 
   private openSection(type: string, line: SourceLine, startCol: number): void {
@@ -512,6 +519,9 @@ function quoteContentStart(text: string, index: number): number {
 
 function isTableDelimiter(text: string): boolean {
   let body = text.trim();
+  // It runs on the second line of every paragraph; the first character rules out nearly all of them.
+  const first = body.charCodeAt(0);
+  if (first !== 0x7c && first !== 0x3a && first !== 0x2d) return false;
   if (body.startsWith("|")) body = body.slice(1);
   if (body.endsWith("|")) body = body.slice(0, -1);
   if (body === "") return false;

@@ -29,18 +29,21 @@ export interface ParsedFrontmatter {
 const BOM = "\uFEFF";
 const FENCE = "---";
 
+function absent(bom: boolean, eol: "\n" | "\r\n", base: number): FrontmatterSplit {
+  return { exists: false, bom, eol, yamlStart: base, yamlEnd: base, contentStart: base };
+}
+
 export function splitFrontmatter(text: string): FrontmatterSplit {
   const bom = text.startsWith(BOM);
   const base = bom ? 1 : 0;
   const firstNewline = text.indexOf("\n", base);
   const eol: "\n" | "\r\n" = firstNewline > 0 && text.charCodeAt(firstNewline - 1) === 13 ? "\r\n" : "\n";
-  const absent: FrontmatterSplit = { exists: false, bom, eol, yamlStart: base, yamlEnd: base, contentStart: base };
 
-  if (!text.startsWith(FENCE, base)) return absent;
+  if (!text.startsWith(FENCE, base)) return absent(bom, eol, base);
   let yamlStart: number;
   if (text.startsWith("\n", base + 3)) yamlStart = base + 4;
   else if (text.startsWith("\r\n", base + 3)) yamlStart = base + 5;
-  else return absent;
+  else return absent(bom, eol, base);
 
   let lineStart = yamlStart;
   while (lineStart <= text.length) {
@@ -53,7 +56,7 @@ export function splitFrontmatter(text: string): FrontmatterSplit {
     if (newline < 0) break;
     lineStart = newline + 1;
   }
-  return absent;
+  return absent(bom, eol, base);
 }
 
 export function parseFrontmatter(text: string): ParsedFrontmatter {

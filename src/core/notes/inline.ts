@@ -1,5 +1,5 @@
 // Inline structure of one line: wiki links, embeds, markdown links to local files and #tags, with code
-// spans masked out first so nothing inside them counts. Every search is bounded or cached per line, so a
+// spans masked out first so nothing inside them counts. Every search is bounded or cached, so a
 // hostile line (thousands of unmatched brackets) stays linear instead of quadratic.
 import type { EmbedCache, LinkCache, Pos, Reference, TagCache } from "./metadata";
 
@@ -67,49 +67,37 @@ function endsTag(code: number): boolean {
  * valid. Backtick runs pair with the next run of the same length (CommonMark); an unmatched run is literal.
  */
 export function maskCodeSpans(text: string, from: number): string {
-  const first = text.indexOf("`", from);
-  if (first < 0) return text;
-
-  const runStarts: number[] = [];
-  const runLengths: number[] = [];
-  for (let i = first; i < text.length; ) {
-    if (text.charCodeAt(i) !== BACKTICK) {
-      const next = text.indexOf("`", i);
-      if (next < 0) break;
-      i = next;
-      continue;
-    }
-    let j = i;
-    while (j < text.length && text.charCodeAt(j) === BACKTICK) j++;
-    runStarts.push(i);
-    runLengths.push(j - i);
-    i = j;
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  for (let open = text.indexOf("`", from); open >= 0; ) {
+    let end = open + 1;
+    while (end < text.length && text.charCodeAt(end) === BACKTICK) end++;
+    starts.push(open);
+    lengths.push(end - open);
+    open = text.indexOf("`", end);
   }
-  if (runStarts.length < 2) return text;
+  if (starts.length < 2) return text;
 
-  const runsByLength = new Map<number, number[]>();
-  runLengths.forEach((length, index) => {
-    const list = runsByLength.get(length);
-    if (list) list.push(index);
-    else runsByLength.set(length, [index]);
-  });
-  const cursorByLength = new Map<number, number>();
+  // The closer of each run: the next run of the same length, or -1. Indexed by length, a plain array
+  // is cheaper here than a Map (most lines hold a pair or two of single backticks).
+  const closers = new Array<number>(starts.length);
+  const laterRunByLength: number[] = [];
+  for (let run = starts.length - 1; run >= 0; run--) {
+    const length = lengths[run] ?? 0;
+    closers[run] = laterRunByLength[length] ?? -1;
+    laterRunByLength[length] = run;
+  }
 
   const pieces: string[] = [];
   let copied = 0;
-  for (let run = 0; run < runStarts.length; ) {
-    const length = runLengths[run] ?? 0;
-    const candidates = runsByLength.get(length) ?? [];
-    let cursor = cursorByLength.get(length) ?? 0;
-    while (cursor < candidates.length && (candidates[cursor] ?? 0) <= run) cursor++;
-    cursorByLength.set(length, cursor);
-    const closer = candidates[cursor];
-    if (closer === undefined) {
+  for (let run = 0; run < starts.length; ) {
+    const closer = closers[run] ?? -1;
+    if (closer < 0) {
       run++;
       continue;
     }
-    const spanStart = runStarts[run] ?? 0;
-    const spanEnd = (runStarts[closer] ?? 0) + length;
+    const spanStart = starts[run] ?? 0;
+    const spanEnd = (starts[closer] ?? 0) + (lengths[run] ?? 0);
     pieces.push(text.slice(copied, spanStart), MASK.repeat(spanEnd - spanStart));
     copied = spanEnd;
     run = closer + 1;
@@ -120,7 +108,7 @@ export function maskCodeSpans(text: string, from: number): string {
 }
 
 /** Splits `target|alias`; a `\|` (the table escape) separates too. */
-export function wikiReference(inner: string, original: string): Reference | null {
+export function wikiReference(inner: string, original: string): Required<Reference> | null {
   const pipe = inner.indexOf("|");
   let target = pipe < 0 ? inner : inner.slice(0, pipe);
   if (target.endsWith("\\")) target = target.slice(0, -1);
@@ -188,73 +176,137 @@ function parseDestination(masked: string, text: string, start: number): Destinat
   return { url, end: k + 1 };
 }
 
-const INTERESTING = /[[#\\]/g;
-
 function isEmbedBang(masked: string, index: number, from: number, escapedAt: number): boolean {
   return index >= from && index !== escapedAt && masked.charCodeAt(index) === BANG;
 }
 
-/** Scans `line.text` from column `from` and appends what it finds to `sink`. */
-export function scanInline(line: SourceLine, from: number, sink: InlineSink): void {
-  const text = line.text;
-  const masked = maskCodeSpans(text, from);
-  let nextWikiClose = -2;
-  let nextLinkJoin = -2;
-  let escapedAt = -1;
+// A forward search for `[`, which is a fast built-in, where lastIndexOf("[[") would be a slow one.
+function hasWikiOpenBefore(masked: string, from: number, close: number): boolean {
+  for (let k = masked.indexOf("[", from); k >= 0 && k < close - 1; k = masked.indexOf("[", k + 1)) {
+    if (masked.charCodeAt(k + 1) === OPEN_BRACKET) return true;
+  }
+  return false;
+}
 
-  for (let i = from; i < masked.length; i++) {
-    // Jump to the next character any rule cares about; the regex engine scans far faster than a JS loop.
-    INTERESTING.lastIndex = i;
-    if (INTERESTING.exec(masked) === null) break;
-    i = INTERESTING.lastIndex - 1;
-    const code = masked.charCodeAt(i);
+/** The next index at or after `from` of `char` in `text`, reusing `known` when it still lies ahead (-1: none). */
+function nextAt(text: string, char: string, known: number, from: number): number {
+  return known === -1 || known >= from ? known : text.indexOf(char, from);
+}
 
-    if (code === BACKSLASH) {
-      if (isAsciiPunctuation(masked.charCodeAt(i + 1))) {
-        escapedAt = i + 1;
-        i++;
+function earliest(a: number, b: number, c: number): number {
+  let min = a;
+  if (b >= 0 && (min < 0 || b < min)) min = b;
+  if (c >= 0 && (min < 0 || c < min)) min = c;
+  return min;
+}
+
+/**
+ * Scans the lines of one note, fastest in order. Where the next `[`, `#`, `\` and backtick are is searched in the
+ * whole note and kept across lines, so a line holding none of them costs no search at all: searching
+ * every line for each of them was a large part of parsing a note.
+ */
+export class InlineScanner {
+  // Indexes into the note: -2 not searched yet, -1 none left.
+  private nextBracket = -2;
+  private nextHash = -2;
+  private nextBackslash = -2;
+  private nextBacktick = -2;
+  /** End of the last line scanned: the searches have moved past what lies before it. */
+  private scannedTo = 0;
+
+  /** `origin` is the offset of `note[0]` in the coordinates of `SourceLine.offset`. */
+  constructor(
+    private readonly note: string,
+    private readonly sink: InlineSink,
+    private readonly origin = 0,
+  ) {}
+
+  /** Scans `line.text` from column `from` and appends what it finds to the sink. */
+  scan(line: SourceLine, from: number): void {
+    const text = line.text;
+    const base = line.offset - this.origin;
+    if (base + from < this.scannedTo) this.forget();
+    this.scannedTo = base + text.length;
+    const sink = this.sink;
+    const note = this.note;
+    this.nextBacktick = nextAt(note, "`", this.nextBacktick, base + from);
+    const hasBacktick = this.nextBacktick >= 0 && this.nextBacktick < base + text.length;
+    const masked = hasBacktick ? maskCodeSpans(text, from) : text;
+    let nextWikiClose = -2;
+    let nextLinkJoin = -2;
+    let escapedAt = -1;
+
+    for (let i = from; i < masked.length; i++) {
+      this.nextBracket = nextAt(note, "[", this.nextBracket, base + i);
+      this.nextHash = nextAt(note, "#", this.nextHash, base + i);
+      this.nextBackslash = nextAt(note, "\\", this.nextBackslash, base + i);
+      const next = earliest(this.nextBracket, this.nextHash, this.nextBackslash);
+      if (next < 0 || next - base >= masked.length) break;
+      i = next - base;
+      const code = masked.charCodeAt(i);
+
+      if (code === BACKSLASH) {
+        if (isAsciiPunctuation(masked.charCodeAt(i + 1))) {
+          escapedAt = i + 1;
+          i++;
+        }
+        continue;
       }
-      continue;
-    }
 
-    if (code === OPEN_BRACKET && masked.charCodeAt(i + 1) === OPEN_BRACKET) {
-      if (nextWikiClose !== -1 && nextWikiClose < i + 2) nextWikiClose = masked.indexOf("]]", i + 2);
-      if (nextWikiClose < 0) continue;
-      // A later `[[` nearer the `]]` owns it; this bracket is literal and the loop will reach that one.
-      if (masked.lastIndexOf("[[", nextWikiClose - 2) !== i) continue;
-      const embed = isEmbedBang(masked, i - 1, from, escapedAt);
-      const start = embed ? i - 1 : i;
-      const end = nextWikiClose + 2;
-      const reference = wikiReference(text.slice(i + 2, nextWikiClose), text.slice(start, end));
-      if (!reference) continue;
-      (embed ? sink.embeds : sink.links).push({ ...reference, position: position(line, start, end) });
-      i = end - 1;
-      continue;
-    }
-
-    if (code === OPEN_BRACKET) {
-      if (nextLinkJoin !== -1 && nextLinkJoin < i) nextLinkJoin = masked.indexOf("](", i);
-      if (nextLinkJoin < 0) continue;
-      const end = markdownLinkAt(masked, text, i, line, from, isEmbedBang(masked, i - 1, from, escapedAt), sink);
-      if (end > 0) i = end - 1;
-      continue;
-    }
-
-    if (code === HASH && (i === from || isInlineWhitespace(masked.charCodeAt(i - 1)))) {
-      let k = i + 1;
-      let hasNonDigit = false;
-      while (k < masked.length) {
-        const tagCode = masked.charCodeAt(k);
-        if (endsTag(tagCode)) break;
-        if (tagCode < 0x30 || tagCode > 0x39) hasNonDigit = true;
-        k++;
+      if (code === OPEN_BRACKET && masked.charCodeAt(i + 1) === OPEN_BRACKET) {
+        if (nextWikiClose !== -1 && nextWikiClose < i + 2) nextWikiClose = masked.indexOf("]]", i + 2);
+        if (nextWikiClose < 0) continue;
+        // A later `[[` nearer the `]]` owns it; this bracket is literal and the loop will reach that one.
+        if (hasWikiOpenBefore(masked, i + 1, nextWikiClose)) continue;
+        const embed = isEmbedBang(masked, i - 1, from, escapedAt);
+        const start = embed ? i - 1 : i;
+        const end = nextWikiClose + 2;
+        const reference = wikiReference(text.slice(i + 2, nextWikiClose), text.slice(start, end));
+        if (!reference) continue;
+        // Built field by field rather than spread: spreading was the costliest step of parsing a note.
+        const { link, original, displayText } = reference;
+        (embed ? sink.embeds : sink.links).push({ link, original, displayText, position: position(line, start, end) });
+        i = end - 1;
+        continue;
       }
-      if (k > i + 1 && hasNonDigit) {
-        sink.tags.push({ tag: text.slice(i, k), position: position(line, i, k) });
-        i = k - 1;
+
+      if (code === OPEN_BRACKET) {
+        if (nextLinkJoin !== -1 && nextLinkJoin < i) nextLinkJoin = masked.indexOf("](", i);
+        if (nextLinkJoin < 0) continue;
+        const end = markdownLinkAt(masked, text, i, line, from, isEmbedBang(masked, i - 1, from, escapedAt), sink);
+        if (end > 0) i = end - 1;
+        continue;
+      }
+
+      if (code === HASH && (i === from || isInlineWhitespace(masked.charCodeAt(i - 1)))) {
+        let k = i + 1;
+        let hasNonDigit = false;
+        while (k < masked.length) {
+          const tagCode = masked.charCodeAt(k);
+          if (endsTag(tagCode)) break;
+          if (tagCode < 0x30 || tagCode > 0x39) hasNonDigit = true;
+          k++;
+        }
+        if (k > i + 1 && hasNonDigit) {
+          sink.tags.push({ tag: text.slice(i, k), position: position(line, i, k) });
+          i = k - 1;
+        }
       }
     }
   }
+
+  // Scanning a line again, or an earlier one, is allowed, only slower.
+  private forget(): void {
+    this.nextBracket = -2;
+    this.nextHash = -2;
+    this.nextBackslash = -2;
+    this.nextBacktick = -2;
+  }
+}
+
+/** Scans `line.text` from column `from` and appends what it finds to `sink`. */
+export function scanInline(line: SourceLine, from: number, sink: InlineSink): void {
+  new InlineScanner(line.text, sink, line.offset).scan(line, from);
 }
 
 /** Returns the index after the link, or -1 when `[` at `open` does not start a local markdown link. */

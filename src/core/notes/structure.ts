@@ -18,7 +18,7 @@ export function stripBom(text: string): string {
 
 export function parseNote(text: string): CachedMetadata {
   const sink: BlockSink = { links: [], embeds: [], tags: [], headings: [], sections: [], listItems: [], blocks: {} };
-  const scanner = new BlockScanner(sink);
+  const scanner = new BlockScanner(sink, text);
   const split = splitFrontmatter(text);
 
   const cache: CachedMetadata = {};
@@ -39,7 +39,7 @@ export function parseNote(text: string): CachedMetadata {
     const data = frontmatterData(text, split);
     if (data) {
       cache.frontmatter = data;
-      collectFrontmatterLinks(data, "", frontmatterLinks);
+      for (const [key, value] of Object.entries(data)) collectFrontmatterLinks(value, "", key, frontmatterLinks);
     }
     lineNumber++;
     lineStart = split.contentStart;
@@ -76,21 +76,25 @@ function countNewlines(text: string, from: number, to: number): number {
 }
 
 // Only a string that is exactly one `[[…]]` counts, as in Obsidian; keys are dotted paths like `related.0`.
-function collectFrontmatterLinks(value: unknown, key: string, out: FrontmatterLinkCache[]): void {
+// The path is passed in pieces and joined only for a link, as few values are links.
+function collectFrontmatterLinks(value: unknown, parent: string, name: string, out: FrontmatterLinkCache[]): void {
   if (typeof value === "string") {
     if (value.length > 4 && value.startsWith("[[") && value.endsWith("]]") && value.indexOf("]]") === value.length - 2) {
       const reference = wikiReference(value.slice(2, -2), value);
-      if (reference) out.push({ key, ...reference });
+      if (reference) {
+        const key = parent === "" ? name : `${parent}.${name}`;
+        out.push({ key, link: reference.link, original: reference.original, displayText: reference.displayText });
+      }
     }
     return;
   }
+  if (value === null || typeof value !== "object") return;
+  const path = parent === "" ? name : `${parent}.${name}`;
   if (Array.isArray(value)) {
-    value.forEach((item, index) => collectFrontmatterLinks(item, key === "" ? String(index) : `${key}.${index}`, out));
+    for (let index = 0; index < value.length; index++) collectFrontmatterLinks(value[index], path, String(index), out);
     return;
   }
-  if (value !== null && typeof value === "object") {
-    for (const [name, item] of Object.entries(value)) collectFrontmatterLinks(item, key === "" ? name : `${key}.${name}`, out);
-  }
+  for (const [key, item] of Object.entries(value)) collectFrontmatterLinks(item, path, key, out);
 }
 
 export interface TaskItem {
@@ -115,13 +119,18 @@ export interface NoteFacts {
 
 /** SPEC §5: leading `#` and edge `/` removed, lower-cased (NFC, so equal tags compare equal). */
 export function normalizeTag(tag: string): string {
-  return tag
-    .trim()
-    .replace(/^#+/, "")
-    .replace(/^\/+|\/+$/g, "")
-    .normalize("NFC")
-    .toLowerCase();
+  const trimmed = tag.trim();
+  let start = 0;
+  let end = trimmed.length;
+  while (start < end && trimmed.charCodeAt(start) === 0x23) start++;
+  while (start < end && trimmed.charCodeAt(start) === 0x2f) start++;
+  while (end > start && trimmed.charCodeAt(end - 1) === 0x2f) end--;
+  return trimmed.slice(start, end).normalize("NFC").toLowerCase();
 }
+
+const TAGS_KEY = /^tags?$/i;
+const ALIASES_KEY = /^alias(?:es)?$/i;
+const WHITESPACE = /\s/;
 
 // Obsidian's parseFrontMatterTags/-Aliases: a string is a one-item list and is never split; non-strings
 // and empty values are dropped, and so are tags containing whitespace.
@@ -129,23 +138,35 @@ function frontmatterStrings(data: Record<string, unknown>, key: RegExp, rejectWh
   const found: string[] = [];
   for (const [name, value] of Object.entries(data)) {
     if (!key.test(name)) continue;
-    for (const item of Array.isArray(value) ? value : [value]) {
-      if (typeof item !== "string") continue;
-      const trimmed = item.trim();
-      if (trimmed === "" || (rejectWhitespace && /\s/.test(trimmed))) continue;
-      found.push(trimmed);
-    }
+    if (Array.isArray(value)) for (const item of value) addFrontmatterString(item, rejectWhitespace, found);
+    else addFrontmatterString(value, rejectWhitespace, found);
   }
   return found;
 }
 
+function addFrontmatterString(item: unknown, rejectWhitespace: boolean, found: string[]): void {
+  if (typeof item !== "string") return;
+  const trimmed = item.trim();
+  if (trimmed === "" || (rejectWhitespace && WHITESPACE.test(trimmed))) return;
+  found.push(trimmed);
+}
+
 // Word counting runs over every note at startup, so it is a plain loop over char codes with a lazily
 // filled table for non-ASCII characters instead of a Unicode-property regex (several times slower).
+// The kinds are bit flags so that the loop can count word starts with arithmetic: whether a character
+// starts a word flips unpredictably, and a branch on it costs more than the rest of the loop.
 const LETTER_OR_DIGIT = /^[\p{L}\p{N}\p{M}]$/u;
-const charKinds = new Uint8Array(0x10000);
 const WORD_PART = 1;
-const SEPARATOR = 2;
-const CJK = 3;
+const CJK = 2;
+const APOSTROPHE = 4;
+/** Set on every filled entry, so that 0 means "not classified yet". */
+const KNOWN = 8;
+const charKinds = new Uint8Array(0x10000);
+for (let code = 0; code < 0x80; code++) {
+  const alphanumeric = (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+  charKinds[code] = KNOWN | (alphanumeric ? WORD_PART : 0);
+}
+charKinds[0x27] = KNOWN | APOSTROPHE;
 
 function isCjk(code: number): boolean {
   return (
@@ -158,47 +179,51 @@ function isCjk(code: number): boolean {
   );
 }
 
-function kindOf(code: number): number {
-  if (code < 0x80) {
-    return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) ? WORD_PART : SEPARATOR;
-  }
-  let kind = charKinds[code] ?? 0;
-  if (kind === 0) {
-    if (isCjk(code)) kind = CJK;
-    else if (code >= 0xd800 && code <= 0xdfff) kind = WORD_PART;
-    else kind = LETTER_OR_DIGIT.test(String.fromCharCode(code)) ? WORD_PART : SEPARATOR;
-    charKinds[code] = kind;
-  }
-  return kind;
+function classify(code: number): number {
+  let kind: number;
+  if (code === 0x2019) kind = APOSTROPHE;
+  else if (isCjk(code)) kind = CJK;
+  else if (code >= 0xd800 && code <= 0xdfff) kind = WORD_PART;
+  else kind = LETTER_OR_DIGIT.test(String.fromCharCode(code)) ? WORD_PART : 0;
+  charKinds[code] = KNOWN | kind;
+  return KNOWN | kind;
+}
+
+function kindAt(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  const kind = charKinds[code] ?? 0;
+  return kind !== 0 ? kind : classify(code);
 }
 
 /** Runs of letters and digits (an apostrophe inside a word keeps it one word); each CJK character counts once. */
 export function countWords(body: string): number {
+  return countWordsFrom(body, 0);
+}
+
+/** countWords of `text.slice(start)`, without copying it. */
+function countWordsFrom(text: string, start: number): number {
+  const end = text.length;
   let count = 0;
-  let inWord = false;
-  for (let i = 0; i < body.length; i++) {
-    const code = body.charCodeAt(i);
-    const kind = kindOf(code);
-    if (kind === WORD_PART) {
-      if (!inWord) count++;
-      inWord = true;
-    } else if (kind === CJK) {
-      count++;
-      inWord = false;
-    } else if (inWord && (code === 0x27 || code === 0x2019) && kindOf(body.charCodeAt(i + 1)) === WORD_PART) {
-      continue;
-    } else {
-      inWord = false;
-    }
+  let inWord = 0;
+  for (let i = start; i < end; i++) {
+    const kind = kindAt(text, i);
+    if ((kind & APOSTROPHE) !== 0 && inWord === 1 && i + 1 < end && (kindAt(text, i + 1) & WORD_PART) !== 0) continue;
+    const wordPart = kind & WORD_PART;
+    count += (wordPart & (inWord ^ 1)) + ((kind & CJK) >> 1);
+    inWord = wordPart;
   }
   return count;
 }
 
+const TRAILING_CR = /\r$/;
+const TASK_PREFIX = /^\s*(?:[-*+]|\d{1,9}[.)])\s+\[.\]/;
+const MD_EXTENSION = /\.md$/i;
+
 function taskText(text: string, item: ListItemCache): string {
   const start = item.position.start.offset;
   const newline = text.indexOf("\n", start);
-  const line = text.slice(start, newline < 0 ? text.length : newline).replace(/\r$/, "");
-  return line.replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+\[.\]/, "").trim();
+  const line = text.slice(start, newline < 0 ? text.length : newline).replace(TRAILING_CR, "");
+  return line.replace(TASK_PREFIX, "").trim();
 }
 
 export function noteFacts(text: string, cache: CachedMetadata, path: string): NoteFacts {
@@ -206,14 +231,14 @@ export function noteFacts(text: string, cache: CachedMetadata, path: string): No
   const rawTitle = data["title"];
   const name = basename(path);
   const title =
-    typeof rawTitle === "string" && rawTitle.trim() !== "" ? rawTitle.trim() : name.replace(/\.md$/i, "");
+    typeof rawTitle === "string" && rawTitle.trim() !== "" ? rawTitle.trim() : name.replace(MD_EXTENSION, "");
 
   const tagSet = new Set<string>();
-  for (const tag of frontmatterStrings(data, /^tags?$/i, true)) tagSet.add(normalizeTag(tag));
+  for (const tag of frontmatterStrings(data, TAGS_KEY, true)) tagSet.add(normalizeTag(tag));
   for (const tag of cache.tags ?? []) tagSet.add(normalizeTag(tag.tag));
   tagSet.delete("");
 
-  const aliases = [...new Set(frontmatterStrings(data, /^alias(?:es)?$/i, false))];
+  const aliases = [...new Set(frontmatterStrings(data, ALIASES_KEY, false))];
 
   const headings = cache.headings ?? [];
   const tasks: TaskItem[] = [];
@@ -237,7 +262,7 @@ export function noteFacts(text: string, cache: CachedMetadata, path: string): No
     tags: [...tagSet].sort(),
     aliases,
     tasks,
-    words: countWords(text.slice(bodyStart)),
+    words: countWordsFrom(text, bodyStart),
   };
 }
 

@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { maskCodeSpans, scanInline, trailingBlockId, type InlineSink } from "../../../src/core/notes/inline";
+import fc from "fast-check";
+import { InlineScanner, maskCodeSpans, scanInline, trailingBlockId, type InlineSink, type SourceLine } from "../../../src/core/notes/inline";
 
 function scan(text: string): InlineSink {
   const sink: InlineSink = { links: [], embeds: [], tags: [] };
@@ -84,4 +85,50 @@ test("a hostile line stays linear", () => {
   scan("#a ".repeat(30000));
   // A hang guard against super-linear backtracking, not a speed measurement (that is the bench's job).
   assert.ok(performance.now() - started < 10_000, `took ${(performance.now() - started).toFixed(0)} ms`);
+});
+
+test("a note's lines scanned by one scanner find what each line scanned alone finds, in any order and again", () => {
+  const piece = fc.constantFrom("[[a]]", "![[b|c]]", "[[", "]]", "[x](y.md)", "#tag", "#1", " ", "`", "``", "\\", "\\[[e]]", "word", "!", "#");
+  const lineText = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(""));
+  const note = fc.tuple(fc.array(lineText, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(4), { minLength: 6, maxLength: 6 }));
+  fc.assert(
+    fc.property(note, ([texts, froms]) => {
+      const text = texts.join("\n");
+      let offset = 0;
+      const sourceLines: Array<[SourceLine, number]> = texts.map((lineText, index) => {
+        const line = { text: lineText, line: index, offset };
+        offset += lineText.length + 1;
+        return [line, Math.min(froms[index] ?? 0, lineText.length)];
+      });
+      const alone: InlineSink = { links: [], embeds: [], tags: [] };
+      for (const [line, from] of sourceLines) scanInline(line, from, alone);
+      const inOrder: InlineSink = { links: [], embeds: [], tags: [] };
+      const scanner = new InlineScanner(text, inOrder);
+      for (const [line, from] of sourceLines) scanner.scan(line, from);
+      assert.deepEqual(inOrder, alone);
+
+      const backwardsTwice: InlineSink = { links: [], embeds: [], tags: [] };
+      const again = new InlineScanner(text, backwardsTwice);
+      const reversedTwice: InlineSink = { links: [], embeds: [], tags: [] };
+      for (const [line, from] of [...sourceLines].reverse()) {
+        for (let time = 0; time < 2; time++) {
+          again.scan(line, from);
+          scanInline(line, from, reversedTwice);
+        }
+      }
+      assert.deepEqual(backwardsTwice, reversedTwice);
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test("characters inside code spans never start anything, even when a search over the note lands on them", () => {
+  const text = "`[[no]] #no \\[` [[yes]] #yes\nplain `#no` #yes2";
+  const sink: InlineSink = { links: [], embeds: [], tags: [] };
+  const scanner = new InlineScanner(text, sink);
+  const first = text.indexOf("\n");
+  scanner.scan({ text: text.slice(0, first), line: 0, offset: 0 }, 0);
+  scanner.scan({ text: text.slice(first + 1), line: 1, offset: first + 1 }, 0);
+  assert.deepEqual(sink.links.map((l) => l.link), ["yes"]);
+  assert.deepEqual(sink.tags.map((t) => [t.tag, t.position.start.line]), [["#yes", 0], ["#yes2", 1]]);
 });

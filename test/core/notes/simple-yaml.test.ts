@@ -25,6 +25,8 @@ test("the common frontmatter shapes take the fast path and match the yaml packag
     "title: 'single quoted'\nother: \"double: quoted\"\nplain: it's fine\nurl: https://example.com/a?b=c\n",
     "title: BOM and CRLF\r\ntags: crlf\r\n",
     "",
+    "at: 10:30\nurl: http://x.y/z\nnot_number: 1:2\n",
+    "nan: x\nfalsy: False\nnone: Null\ndash:\n  -\n  - x-\n",
   ];
   for (const yaml of samples) {
     const fast = parseSimpleYamlMap(yaml);
@@ -52,6 +54,13 @@ test("anything outside the subset is left to the full parser", () => {
     "list: [a, [b]]\n",
     "\ttab: x\n",
     "key:value\n",
+    "a: b\rc: d\n",
+    "a: b\r\r\n",
+    "True: key\n",
+    "0x1F: key\n",
+    "~: key\n",
+    "key : spaced\n",
+    "list: [a:b]\n",
   ];
   for (const yaml of outside) assert.equal(parseSimpleYamlMap(yaml), undefined, JSON.stringify(yaml));
 });

@@ -1,11 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type { CachedMetadata } from "../../../src/core/notes/metadata";
 import { findSection } from "../../../src/core/notes/sections";
 import { isVisiblePath, resolveVaultPath } from "../../../src/core/notes/paths";
-import { noteFacts, normalizeTag, parseNote, stripBom, type NoteFacts } from "../../../src/core/notes/structure";
+import { countWords, noteFacts, normalizeTag, parseNote, stripBom, type NoteFacts } from "../../../src/core/notes/structure";
 import { isToolError } from "../../../src/core/errors";
 import { EDGE_VAULT, HELP_VAULT } from "../../support/vaults";
 
@@ -402,4 +403,27 @@ test("words: body only, apostrophes inside words, CJK one per character", () => 
   assert.equal(count("Straße Größe naïve"), 3);
   assert.equal(count("東京 tokyo"), 3);
   assert.equal(count(""), 0);
+  assert.equal(count("rock 'n' roll, it’s a'東 x' 'y a''b"), 10, "an apostrophe joins only two word characters");
+  assert.equal(count("e\u0301t\u00e9 😀😀 \ud800x"), 3, "combining marks and surrogates are word characters");
+});
+
+// The same rule as a regex: CJK characters stand alone, other letters, digits, marks and astral or lone
+// surrogate code units form words that an apostrophe between two of them does not break.
+function referenceWordCount(text: string): number {
+  const cjk = /[\u4e00-\u9fff\u3400-\u4dbf\uf900-\ufaff\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/gu;
+  const cjkCount = text.match(cjk)?.length ?? 0;
+  const word = "[\\p{L}\\p{N}\\p{M}\\u{10000}-\\u{10FFFF}\\uD800-\\uDFFF]";
+  const words = text.replace(cjk, " ").match(new RegExp(`${word}+(?:['’]${word}+)*`, "gu"));
+  return cjkCount + (words?.length ?? 0);
+}
+
+test("countWords agrees with a regex statement of the rule", () => {
+  const unit = fc.constantFrom("a", "Z", "9", "'", "’", " ", "\n", "-", ".", "é", "e\u0301", "東", "カ", "ｶ", "😀", "\ud800", "\udc00", "\u00a0", "_", "٣", "ß");
+  fc.assert(
+    fc.property(fc.array(unit, { maxLength: 24 }), (units) => {
+      const text = units.join("");
+      assert.equal(countWords(text), referenceWordCount(text), JSON.stringify(text));
+    }),
+    { numRuns: 5000 },
+  );
 });
