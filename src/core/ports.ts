@@ -27,6 +27,14 @@ export interface VaultPort {
 
 export type LinkMap = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
+/** One note's parsed metadata as a snapshot keeps it: linkpaths in the clear, the cache packed. */
+export interface PackedMetadata {
+  /** Targets of links, embeds and frontmatter links, subpaths stripped, in order. */
+  links: readonly string[];
+  /** The note's CachedMetadata as core/notes/metadata-codec encodes it. */
+  packed: Uint8Array;
+}
+
 export interface MetadataPort {
   getCache(path: string): CachedMetadata | null;
   /** Obsidian's link resolution (obsidian-api.md §6): the destination path, or null when broken. */
@@ -49,6 +57,13 @@ export interface MetadataPort {
   exportState?(paths?: readonly string[]): unknown;
   /** Adds the notes of an exported state to those known; false (and nothing changed) when it is unreadable. */
   importState?(state: unknown): boolean;
+  /**
+   * One note's parsed metadata for the index snapshot (packed now if it is not yet, and kept packed in
+   * memory), so a warm start does not re-parse unchanged notes; null when the note is unknown.
+   */
+  exportNote?(path: string): PackedMetadata | null;
+  /** Adds one note as exported, without re-parsing; a packed cache that does not decode reads as null later. */
+  importNote?(path: string, note: PackedMetadata): void;
 }
 
 /** A key-value store for index snapshots, kept outside the vault (plugin folder or data folder). */

@@ -2,21 +2,22 @@
 // Obsidian, and links are resolved by Obsidian's rules, so both hosts answer every tool alike.
 // Link maps are recomputed per source on demand; a changed note invalidates only itself, and a created
 // or deleted file only the notes whose links could name it.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
-import type { CachedMetadata, Pos } from "../../core/notes/metadata";
+import type { CachedMetadata } from "../../core/notes/metadata";
+import { decodeMetadata, encodeMetadata } from "../../core/notes/metadata-codec";
 import { basename, extname } from "../../core/notes/paths";
 import { parseNote, stripBom } from "../../core/notes/structure";
-import type { LinkMap, MetadataPort } from "../../core/ports";
+import type { LinkMap, MetadataPort, PackedMetadata } from "../../core/ports";
 import { LinkResolver, stripSubpath } from "../../core/notes/link-resolver";
 
 const STATE_FORMAT = "secondbrain-node-metadata";
-const STATE_VERSION = 2;
+const STATE_VERSION = 3;
 
 /**
  * Each note keeps its linkpaths in the clear, so link maps are ready without decoding anything, and its
- * cache packed: JSON (positions as six-number arrays), deflated, in base64 — under half the JSON's size,
- * in memory and in the snapshot — decoded only when first asked for. A warm start then pays for reading
- * the state and resolving links, and each note's decode (some 30 µs) only when it is used.
+ * cache packed by core/notes/metadata-codec (a sixth of the cache's JSON, a ninth of its parsed size), in
+ * memory and in the snapshot, decoded only when first asked for. A warm start then pays for reading the
+ * packed notes and resolving links, and each note's decode (some 10 µs) only when it is used. This JSON
+ * form (the packed caches in base64) is what exportState gives; exportNote gives the bytes.
  */
 export interface NodeMetadataState {
   format: typeof STATE_FORMAT;
@@ -26,13 +27,14 @@ export interface NodeMetadataState {
 
 export interface PackedNote {
   links: string[];
+  /** The packed cache in base64, so that the state is JSON. */
   cache: string;
 }
 
 interface ParsedNote {
   /** Null until a packed cache is first decoded; stays null if it does not decode. */
   cache: CachedMetadata | null;
-  packed: string | null;
+  packed: Uint8Array | null;
   /** Targets of links, embeds and frontmatter links, subpaths stripped, in order. */
   linkpaths: readonly string[];
   /** Their lowercased last segments: the file names resolution looks up (plus `.md`). */
@@ -64,7 +66,7 @@ function linkpathsOf(cache: CachedMetadata): string[] {
   return linkpaths;
 }
 
-function noteEntry(cache: CachedMetadata | null, packed: string | null, linkpaths: readonly string[]): ParsedNote {
+function noteEntry(cache: CachedMetadata | null, packed: Uint8Array | null, linkpaths: readonly string[]): ParsedNote {
   const names = new Set(linkpaths.map((linkpath) => basename(linkpath.normalize("NFC").toLowerCase())));
   return { cache, packed, linkpaths, names };
 }
@@ -88,7 +90,7 @@ export class NodeMetadata implements MetadataPort {
     const note = this.notes.get(path);
     if (!note) return null;
     if (note.cache === null && note.packed !== null) {
-      note.cache = unpackCache(note.packed);
+      note.cache = decodeMetadata(note.packed);
       note.packed = null;
     }
     return note.cache;
@@ -142,21 +144,16 @@ export class NodeMetadata implements MetadataPort {
 
   /**
    * The parsed notes of the current file set (only `paths` when given); JSON-serialisable. Exported
-   * notes stay packed in memory too (a third of their parsed size) until a reader asks for their cache:
-   * after a build, most notes are never asked for again.
+   * notes stay packed in memory, as with exportNote.
    */
   exportState(paths?: readonly string[]): NodeMetadataState {
     const notes: Record<string, PackedNote> = {};
-    const add = (path: string, note: ParsedNote | undefined): void => {
-      if (!note || !this.resolver.hasFile(path)) return;
-      if (note.packed === null && note.cache !== null) {
-        note.packed = packCache(note.cache);
-        note.cache = null;
-      }
-      if (note.packed !== null) notes[path] = { links: [...note.linkpaths], cache: note.packed };
+    const add = (path: string): void => {
+      const packed = this.exportNote(path);
+      if (packed) notes[path] = { links: [...packed.links], cache: toBase64(packed.packed) };
     };
-    if (paths) for (const path of paths) add(path, this.notes.get(path));
-    else for (const [path, note] of this.notes) add(path, note);
+    if (paths) for (const path of paths) add(path);
+    else for (const path of this.notes.keys()) add(path);
     return { format: STATE_FORMAT, version: STATE_VERSION, notes };
   }
 
@@ -172,7 +169,7 @@ export class NodeMetadata implements MetadataPort {
     const imported = new Map<string, ParsedNote>();
     for (const [path, packed] of Object.entries(notes)) {
       if (!isNotePath(path) || !isPackedNote(packed)) return false;
-      imported.set(path, noteEntry(null, packed.cache, packed.links));
+      imported.set(path, noteEntry(null, fromBase64(packed.cache), packed.links));
     }
     for (const [path, note] of imported) {
       this.notes.set(path, note);
@@ -180,6 +177,33 @@ export class NodeMetadata implements MetadataPort {
     }
     this.maps = null;
     return true;
+  }
+
+  /**
+   * The note's linkpaths and packed cache, for the index snapshot; null for a note not in the file set
+   * or whose packed cache did not decode. The note stays packed in memory too until a reader asks for
+   * its cache: after a build, most notes are never asked for again.
+   */
+  exportNote(path: string): PackedMetadata | null {
+    const note = this.notes.get(path);
+    if (!note || !this.resolver.hasFile(path)) return null;
+    if (note.packed === null && note.cache !== null) {
+      note.packed = encodeMetadata(note.cache);
+      note.cache = null;
+    }
+    return note.packed === null ? null : { links: note.linkpaths, packed: note.packed };
+  }
+
+  /**
+   * Adds one parsed note without re-parsing it, replacing a known one of the same path; the file set
+   * stays what setFiles said, and a path that is not a note's is ignored. A packed cache that does not
+   * decode later reads as null, as a note Obsidian failed to parse. The bytes are kept, not copied.
+   */
+  importNote(path: string, note: PackedMetadata): void {
+    if (!isNotePath(path)) return;
+    this.notes.set(path, noteEntry(null, note.packed, note.links));
+    this.sourceLinks.delete(path);
+    this.maps = null;
   }
 
   private fileSetChanged(path: string): void {
@@ -254,89 +278,12 @@ export class NodeMetadata implements MetadataPort {
   }
 }
 
-// Packing touches only the parser's own structures: `frontmatter` is user data, so a user value that
-// happens to look like a position is never rewritten.
-const POSITION_KEYS = new Set(["position", "frontmatterPosition"]);
-
-function isPos(value: unknown): value is Pos {
-  return isRecord(value) && isLoc(value["start"]) && isLoc(value["end"]);
+function toBase64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
-function isLoc(value: unknown): boolean {
-  return (
-    isRecord(value) &&
-    typeof value["line"] === "number" &&
-    typeof value["col"] === "number" &&
-    typeof value["offset"] === "number"
-  );
-}
-
-function isPackedPos(value: unknown): value is [number, number, number, number, number, number] {
-  return Array.isArray(value) && value.length === 6 && value.every((item) => typeof item === "number");
-}
-
-function packPos(value: unknown): unknown {
-  if (!isPos(value)) return value;
-  const { start, end } = value;
-  return [start.line, start.col, start.offset, end.line, end.col, end.offset];
-}
-
-function unpackPos(value: unknown): unknown {
-  if (!isPackedPos(value)) return value;
-  const [startLine, startCol, startOffset, endLine, endCol, endOffset] = value;
-  return {
-    start: { line: startLine, col: startCol, offset: startOffset },
-    end: { line: endLine, col: endCol, offset: endOffset },
-  };
-}
-
-// Plain loops rather than Object.entries and spreads: this runs over every note of a large vault.
-function packValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(packValue);
-  if (!isRecord(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const key in value) {
-    const item = value[key];
-    out[key] = POSITION_KEYS.has(key) ? packPos(item) : packValue(item);
-  }
-  return out;
-}
-
-/** Works on a freshly parsed JSON tree, so it changes it in place. */
-function unpackInPlace(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const item of value) unpackInPlace(item);
-    return;
-  }
-  if (!isRecord(value)) return;
-  for (const key in value) {
-    if (POSITION_KEYS.has(key)) value[key] = unpackPos(value[key]);
-    else unpackInPlace(value[key]);
-  }
-}
-
-function packCache(cache: CachedMetadata): string {
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(cache)) {
-    out[key] = key === "frontmatter" ? item : POSITION_KEYS.has(key) ? packPos(item) : packValue(item);
-  }
-  return deflateRawSync(JSON.stringify(out)).toString("base64");
-}
-
-function unpackCache(packed: string): CachedMetadata | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(inflateRawSync(Buffer.from(packed, "base64")).toString("utf8"));
-  } catch {
-    return null;
-  }
-  if (!isRecord(parsed)) return null;
-  for (const key in parsed) {
-    if (key === "frontmatter") continue;
-    if (POSITION_KEYS.has(key)) parsed[key] = unpackPos(parsed[key]);
-    else unpackInPlace(parsed[key]);
-  }
-  return isCachedMetadata(parsed) ? parsed : null;
+function fromBase64(text: string): Uint8Array {
+  return Buffer.from(text, "base64");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -350,31 +297,4 @@ function isPackedNote(value: unknown): value is PackedNote {
     Array.isArray(value["links"]) &&
     value["links"].every((link) => typeof link === "string")
   );
-}
-
-function isReferenceList(value: unknown): boolean {
-  if (value === undefined) return true;
-  return (
-    Array.isArray(value) &&
-    value.every((item) => isRecord(item) && typeof item["link"] === "string" && typeof item["original"] === "string")
-  );
-}
-
-function isCachedMetadata(value: unknown): value is CachedMetadata {
-  if (!isRecord(value)) return false;
-  for (const key of ["links", "embeds", "frontmatterLinks"]) {
-    if (!isReferenceList(value[key])) return false;
-  }
-  for (const key of ["tags", "headings", "sections", "listItems"]) {
-    const list = value[key];
-    if (list !== undefined && !(Array.isArray(list) && list.every((item) => isRecord(item) && isPos(item["position"])))) {
-      return false;
-    }
-  }
-  for (const key of ["frontmatter", "blocks"]) {
-    const entry = value[key];
-    if (entry !== undefined && !isRecord(entry)) return false;
-  }
-  const position = value["frontmatterPosition"];
-  return position === undefined || isPos(position);
 }

@@ -2,7 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { deflateRawSync } from "node:zlib";
+import type { CachedMetadata } from "../../../src/core/notes/metadata";
+import { encodeMetadata } from "../../../src/core/notes/metadata-codec";
+import type { PackedMetadata } from "../../../src/core/ports";
 import { NodeMetadata } from "../../../src/hosts/node/node-metadata";
 import { EDGE_VAULT, vaultFiles } from "../../support/vaults";
 
@@ -210,15 +212,20 @@ test("importState refuses a bad shape and keeps what it had", () => {
   assert.equal(metadata.resolvedLinks()[INDEX]?.[BETA], 1);
 });
 
+function notACache(): Uint8Array {
+  return encodeMetadata({ links: "x" } as unknown as CachedMetadata);
+}
+
 test("a packed cache that does not decode reads as an unparsed note", () => {
   const metadata = new NodeMetadata();
-  metadata.setFiles(["a.md", "b.md"]);
-  const packed = (text: string): string => deflateRawSync(text).toString("base64");
+  metadata.setFiles(["a.md", "b.md", "c.md"]);
+  const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64");
+  const truncated = encodeMetadata({ headings: [{ heading: "H", level: 1, position: { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 3, offset: 3 } } }] }).subarray(0, 5);
   assert.equal(
     metadata.importState({
       format: "secondbrain-node-metadata",
-      version: 2,
-      notes: { "a.md": { links: ["b"], cache: packed("{not json") }, "b.md": { links: [], cache: packed('{"links":"x"}') }, "c.md": { links: [], cache: "not base64 deflate" } },
+      version: 3,
+      notes: { "a.md": { links: ["b"], cache: base64(truncated) }, "b.md": { links: [], cache: base64(notACache()) }, "c.md": { links: [], cache: "not base64 of a cache" } },
     }),
     true,
   );
@@ -226,4 +233,61 @@ test("a packed cache that does not decode reads as an unparsed note", () => {
   assert.equal(metadata.getCache("a.md"), null);
   assert.equal(metadata.getCache("b.md"), null);
   assert.deepEqual(metadata.resolvedLinks()["a.md"], { "b.md": 1 });
+  assert.equal(metadata.exportNote("a.md"), null, "a note whose cache did not decode is not exported");
+});
+
+function exportedNotes(metadata: NodeMetadata): Map<string, PackedMetadata> {
+  const notes = new Map<string, PackedMetadata>();
+  for (const path of edgeFiles) {
+    const note = metadata.exportNote(path);
+    if (note) notes.set(path, note);
+  }
+  return notes;
+}
+
+test("notes exported one by one restore caches and link maps without parsing", () => {
+  const original = edgeMetadata();
+  const notes = exportedNotes(original);
+  assert.deepEqual([...notes.keys()], edgeNotes, "every note, and only notes");
+  const restored = new NodeMetadata();
+  restored.setFiles(edgeFiles);
+  for (const [path, note] of notes) restored.importNote(path, { links: [...note.links], packed: note.packed.slice() });
+  assert.deepEqual(restored.resolvedLinks(), original.resolvedLinks());
+  assert.deepEqual(restored.unresolvedLinks(), original.unresolvedLinks());
+  const fresh = edgeMetadata();
+  for (const path of edgeNotes) {
+    assert.deepEqual(restored.getCache(path), fresh.getCache(path), path);
+    assert.equal(JSON.stringify(restored.getCache(path)), JSON.stringify(fresh.getCache(path)), `${path} key order`);
+    assert.deepEqual(original.getCache(path), fresh.getCache(path), `${path} after its export, from memory`);
+  }
+  assert.deepEqual(restored.exportNote(INDEX)?.links, notes.get(INDEX)?.links, "a decoded note exports again");
+  restored.update("README.md", "[[plan]]");
+  assert.deepEqual(restored.resolvedLinks()["README.md"], { [BETA]: 1 });
+});
+
+test("exportNote: null for unknown paths and files that are not notes; packing once is enough", () => {
+  const metadata = edgeMetadata();
+  assert.equal(metadata.exportNote("nope.md"), null);
+  assert.equal(metadata.exportNote("board.canvas"), null);
+  assert.equal(metadata.exportNote(".trash/old.md"), null);
+  const first = metadata.exportNote(INDEX);
+  assert.ok(first);
+  assert.equal(metadata.exportNote(INDEX)?.packed, first.packed, "the packed form is kept, not packed again");
+  assert.ok(first.links.includes("does-not-exist"));
+  metadata.setFiles(edgeFiles.filter((path) => path !== INDEX));
+  assert.equal(metadata.exportNote(INDEX), null, "a note that left the file set");
+});
+
+test("importNote replaces a known note, ignores paths that are not notes, and reads a bad cache as null", () => {
+  const metadata = edgeMetadata();
+  const readme = metadata.exportNote("README.md");
+  assert.ok(readme);
+  metadata.importNote(INDEX, readme);
+  assert.deepEqual(metadata.resolvedLinks()[INDEX], { [INDEX]: 1 }, "INDEX now has README's links");
+  assert.deepEqual(metadata.getCache(INDEX), edgeMetadata().getCache("README.md"));
+  metadata.importNote("board.canvas", readme);
+  assert.deepEqual(metadata.getCache("board.canvas"), {});
+  metadata.importNote(ALPHA, { links: ["plan"], packed: notACache() });
+  assert.equal(metadata.getCache(ALPHA), null);
+  assert.deepEqual(metadata.resolvedLinks()[ALPHA], { [ALPHA]: 1 }, "its links still count, as with importState");
 });
