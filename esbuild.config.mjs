@@ -26,11 +26,17 @@ if (existsSync("src/main.ts")) await esbuild.build({
   minify: production,
 });
 
-// dist/cli.js is the headless server for Node.
+// dist/cli.js is the headless server for Node; dist/ingest-worker.js the threads of its large builds.
 await esbuild.build({
   ...common,
   entryPoints: ["src/cli.ts"],
   outfile: "dist/cli.js",
   external: [...nodeBuiltins],
   banner: { js: "#!/usr/bin/env node" },
+});
+await esbuild.build({
+  ...common,
+  entryPoints: ["src/hosts/node/ingest-worker.ts"],
+  outfile: "dist/ingest-worker.js",
+  external: [...nodeBuiltins],
 });

@@ -1,6 +1,8 @@
 // The ports through which the pure engine reaches the world. Each host (Node, Obsidian, memory)
 // implements them; nothing in src/core or src/tools touches a file system, a socket or a clock directly.
 import type { CachedMetadata } from "./notes/metadata";
+import type { NoteFacts } from "./notes/structure";
+import type { IndexBatch } from "./search/index-builder";
 
 export interface FileStat {
   /** Vault-relative, "/"-separated, no leading slash, no segment starting with ".". */
@@ -64,6 +66,33 @@ export interface MetadataPort {
   exportNote?(path: string): PackedMetadata | null;
   /** Adds one note as exported, without re-parsing; a packed cache that does not decode reads as null later. */
   importNote?(path: string, note: PackedMetadata): void;
+}
+
+/** A file a bulk ingest read and prepared off the engine's thread (see BulkIngestPort). */
+export interface IngestedFile {
+  path: string;
+  /** content_hash of the bytes read; null when the file could not be read (it vanished meanwhile). */
+  hash: string | null;
+  facts?: NoteFacts;
+  /** A note's parsed metadata, packed as the index snapshot keeps it. */
+  metadata?: PackedMetadata;
+}
+
+export interface IngestedBatch {
+  /** Which of the host's builders numbered the batch's terms: each numbers its own. */
+  builder: number;
+  /** In the order of the files handed over; `index` holds the readable ones, in the same order. */
+  files: IngestedFile[];
+  index: IndexBatch;
+}
+
+/**
+ * Reads, parses and tokenizes many notes and canvases (each under the text limit) in other threads
+ * than the engine's, for a large build; hosts that parse notes themselves (Node) offer it.
+ */
+export interface BulkIngestPort {
+  /** Hands over every file's batch, in no particular order; resolves once all are handed over. */
+  ingest(files: readonly FileStat[], onBatch: (batch: IngestedBatch) => Promise<void>): Promise<void>;
 }
 
 /** A key-value store for index snapshots, kept outside the vault (plugin folder or data folder). */

@@ -54,10 +54,7 @@ test("first start ingests everything and persists on SIGTERM", async () => {
   assert.equal(first.reingested, 21);
   assert.equal(await cli.stop(), 0);
   const files = snapshotFiles().map((file) => path.basename(file));
-  assert.ok(files.includes("index.snapshot"), "a manifest");
-  const shards = files.filter((name) => /^index-[0-9a-f]{2}\.snapshot$/.test(name));
-  assert.ok(shards.length > 1 && shards.length <= 21, `shards of the 21 files: ${files.join(", ")}`);
-  assert.equal(files.length, shards.length + 1, "nothing else in the data folder");
+  assert.deepEqual(files, ["index-base.snapshot"], "one base, no journal, nothing else in the data folder");
   assert.ok(!readdirSync(vault.dir).some((name) => name.endsWith(".snapshot")), "none in the vault");
 });
 
@@ -97,8 +94,30 @@ function snapshotFile(name: string): string {
   return found;
 }
 
-test("a truncated manifest discards the snapshot, which is rebuilt while the server serves", async () => {
-  const snapshot = snapshotFile("index.snapshot");
+test("a truncated journal is ignored: the files it held are re-ingested, the base stays", async () => {
+  assert.deepEqual(snapshotFiles().map((file) => path.basename(file)).sort(), ["index-base.snapshot", "index-journal.snapshot"]);
+  const journal = snapshotFile("index-journal.snapshot");
+  truncateSync(journal, Math.floor(statSync(journal).size / 2));
+  const cli = await serve();
+  const discarded = await cli.waitForLog((record) => record.event === "index_discarded");
+  assert.equal(discarded.level, "warn");
+  assert.equal(discarded.file, "index-journal");
+  const report = await reconciled(cli);
+  assert.equal(report.snapshot, "loaded");
+  assert.deepEqual(report.discarded, ["index-journal"]);
+  // The base is the first start's: against it, one file changed, one was added and one removed.
+  assert.deepEqual(report.reingested_paths, ["wiki/new-note.md", "wiki/secrets.md"]);
+  assert.deepEqual(report.removed_paths, ["archive/orphan.md"]);
+  assert.equal(report.unchanged, 19);
+  assert.deepEqual(await search(cli.url, "quokkas"), ["wiki/new-note.md"]);
+  assert.equal(await cli.stop(), 0);
+  const healed = await serve();
+  assert.equal((await reconciled(healed)).reingested, 0);
+  await healed.stop();
+});
+
+test("a truncated base discards the snapshot, which is rebuilt while the server serves", async () => {
+  const snapshot = snapshotFile("index-base.snapshot");
   truncateSync(snapshot, Math.floor(statSync(snapshot).size / 2));
   const cli = await serve();
   const discarded = await cli.waitForLog((record) => record.event === "index_discarded");
@@ -108,28 +127,7 @@ test("a truncated manifest discards the snapshot, which is rebuilt while the ser
   assert.equal(report.reingested, 21);
   assert.deepEqual(await search(cli.url, "quokkas"), ["wiki/new-note.md"]);
   assert.equal(await cli.stop(), 0);
-  const healed = await serve();
-  assert.equal((await reconciled(healed)).reingested, 0);
-  await healed.stop();
-});
-
-test("a truncated shard re-ingests only its own files", async () => {
-  const shard = snapshotFiles().find((file) => /index-[0-9a-f]{2}\.snapshot$/.test(file));
-  assert.ok(shard);
-  truncateSync(shard, Math.floor(statSync(shard).size / 2));
-  const cli = await serve();
-  const discarded = await cli.waitForLog((record) => record.event === "index_discarded");
-  assert.equal(discarded.level, "warn");
-  assert.equal(discarded.file, path.basename(shard, ".snapshot"));
-  const report = await reconciled(cli);
-  assert.equal(report.snapshot, "loaded");
-  assert.equal(report.discarded_shards, 1);
-  const reingested = report.reingested as number;
-  assert.ok(reingested >= 1 && reingested < 21, `re-ingested ${reingested}`);
-  assert.equal((report.reingested_paths as string[]).length, reingested);
-  assert.equal(report.unchanged, 21 - reingested);
-  assert.deepEqual(await search(cli.url, "quokkas"), ["wiki/new-note.md"]);
-  assert.equal(await cli.stop(), 0);
+  assert.deepEqual(snapshotFiles().map((file) => path.basename(file)), ["index-base.snapshot"], "the stale journal is gone");
   const healed = await serve();
   assert.equal((await reconciled(healed)).reingested, 0);
   await healed.stop();

@@ -2,12 +2,12 @@
 // weights and order of additions) into arrays indexed by document number. MiniSearch's own `search`
 // builds an object, an array and a match record per document and term, then sorts every hit: for a
 // word in all 20,000 notes of a vault that was most of a 65 ms query. Here a query costs one pass over
-// the postings, and the matched index terms are worked out only for the hits a page shows.
+// the encoded postings (see posting-list.ts), and the matched index terms are worked out only for the
+// hits a page shows.
 import type MiniSearch from "minisearch";
+import type { TermData } from "./minisearch-access";
 import type { PostingList } from "./posting-list";
 import type { QueryTerm } from "./query";
-
-type TermData = Map<number, PostingList>;
 
 interface TermTree {
   get(term: string): TermData | undefined;
@@ -32,9 +32,6 @@ interface SearchOptionsView {
 interface Internals {
   _index: TermTree;
   _documentCount: number;
-  _nextId: number;
-  _documentIds: Map<number, string>;
-  _fieldLength: Map<number, number[]>;
   _avgFieldLength: number[];
   _fieldIds: Record<string, number>;
   _options: { fields: string[]; searchOptions: SearchOptionsView };
@@ -52,9 +49,6 @@ function isInternals(value: unknown): value is Internals {
     typeof tree["atPrefix"] === "function" &&
     typeof tree["fuzzyGet"] === "function" &&
     typeof candidate["_documentCount"] === "number" &&
-    typeof candidate["_nextId"] === "number" &&
-    candidate["_documentIds"] instanceof Map &&
-    candidate["_fieldLength"] instanceof Map &&
     Array.isArray(candidate["_avgFieldLength"]) &&
     typeof candidate["_fieldIds"] === "object" &&
     typeof options === "object" &&
@@ -64,6 +58,21 @@ function isInternals(value: unknown): value is Internals {
   );
 }
 
+/**
+ * What the evaluator reads of each document, by short id, in arrays rather than MiniSearch's maps:
+ * a query over a word in every note looks each of them up.
+ */
+export interface DocumentTable {
+  /** 1 while the document of that short id is indexed. */
+  readonly alive: Uint8Array;
+  /** Distinct terms of document `id` in field `f` at `id × fieldCount + f` (MiniSearch's field length). */
+  readonly fieldLengths: Int32Array;
+  readonly fieldCount: number;
+  /** Bumped whenever a document is removed: a list checked clean at the current value holds no removed one. */
+  readonly removals: number;
+  path(id: number): string;
+}
+
 // MiniSearch's defaults (defaultSearchOptions), used where the instance's options leave them out.
 const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
 const DEFAULT_MAX_FUZZY = 6;
@@ -71,7 +80,6 @@ const DEFAULT_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
 
 /** One index term a query term reached (itself, a longer word for a prefix, a near spelling). */
 interface Expansion {
-  source: number;
   term: string;
   data: TermData;
 }
@@ -92,12 +100,13 @@ export interface Evaluation {
   readonly real: Uint32Array;
   /** The document's path. */
   path(id: number): string;
-  /** The index terms through which the document matched, sorted (as MiniSearch's `terms`). */
-  terms(id: number): string[];
+  /** For each of the given documents, the index terms through which it matched, sorted (as MiniSearch's `terms`). */
+  terms(ids: readonly number[]): string[][];
 }
 
 export class QueryEvaluator {
   private readonly target: Internals;
+  private readonly documents: DocumentTable;
   private scores = new Float64Array(0);
   private termScores = new Float64Array(0);
   private matched = new Uint32Array(0);
@@ -105,20 +114,27 @@ export class QueryEvaluator {
   private touched = new Uint8Array(0);
   private ids = new Int32Array(0);
   private termIds = new Int32Array(0);
+  /** Per list, the `removals` value at which it was last found holding no removed document. */
+  private readonly checked = new WeakMap<PostingList, number>();
 
-  constructor(engine: MiniSearch<never>) {
+  constructor(engine: MiniSearch<never>, documents: DocumentTable) {
     if (!isInternals(engine)) {
       throw new Error("This MiniSearch version lays out its index differently; the note index supports minisearch 7.");
     }
     this.target = engine;
+    this.documents = documents;
   }
 
   /** Evaluates the terms combined with OR. */
   evaluate(terms: readonly QueryTerm[]): Evaluation {
     const target = this.target;
+    const documents = this.documents;
+    const alive = documents.alive;
+    const fieldLengths = documents.fieldLengths;
+    const fieldCount = documents.fieldCount;
     const words = Math.max(1, Math.ceil(terms.length / 32));
-    this.reserve(target._nextId, words);
-    const { scores, termScores, matched, real, touched } = this;
+    this.reserve(alive.length, words);
+    const { scores, termScores, matched, real, touched, ids, termIds } = this;
     const options = target._options.searchOptions;
     const fields = options.fields ?? target._options.fields;
     const boosts = fields.map((field) => Object.prototype.hasOwnProperty.call(options.boost ?? {}, field) ? options.boost![field]! || 1 : 1);
@@ -126,6 +142,10 @@ export class QueryEvaluator {
     const weights = { ...DEFAULT_WEIGHTS, ...(options.weights ?? {}) };
     const maxFuzzy = options.maxFuzzy ?? DEFAULT_MAX_FUZZY;
     const bm25 = options.bm25 ?? DEFAULT_BM25;
+    const k = bm25.k;
+    const b = bm25.b;
+    const d = bm25.d;
+    const documentCount = target._documentCount;
     const expansions: Expansion[] = [];
     let count = 0;
 
@@ -135,35 +155,53 @@ export class QueryEvaluator {
       let termCount = 0;
       const visit = (term: string, data: TermData | undefined, weight: number, isReal: boolean): void => {
         if (!data) return;
-        expansions.push({ source, term, data });
-        fields.forEach((_, f) => {
+        expansions.push({ term, data });
+        for (let f = 0; f < fields.length; f++) {
           const fieldId = fieldIds[f]!;
           const postings = data.get(fieldId);
-          if (!postings) return;
-          const view = postings.view();
-          const list = view.data;
-          let matchingFields = postings.size;
+          if (!postings) continue;
+          this.clean(postings);
+          const { bytes, start, end, count: matchingFields } = postings.encoded();
+          if (matchingFields === 0) continue;
           const averageLength = target._avgFieldLength[fieldId]!;
           const factor = weight * query.weight * boosts[f]!;
-          for (let at = 0; at < view.used; at += 2) {
-            const termFrequency = list[at + 1]!;
-            if (termFrequency === 0) continue;
-            const id = list[at]!;
-            if (!target._documentIds.has(id)) {
-              matchingFields -= 1;
-              continue;
+          // MiniSearch's calcBM25Score, term for term, so scores agree to the last bit.
+          const inverseFrequency = Math.log(1 + (documentCount - matchingFields + 0.5) / (matchingFields + 0.5));
+          let at = start;
+          let id = -1;
+          while (at < end) {
+            // Inlined varint decoding (see posting-list.ts): this loop runs once per posting.
+            let value = bytes[at++]!;
+            if (value >= 0x80) {
+              value &= 0x7f;
+              let scale = 0x80;
+              for (;;) {
+                const byte = bytes[at++]!;
+                value += (byte & 0x7f) * scale;
+                if (byte < 0x80) break;
+                scale *= 0x80;
+              }
             }
-            const fieldLength = target._fieldLength.get(id)![fieldId]!;
-            // MiniSearch's calcBM25Score, term for term, so scores agree to the last bit.
-            const inverseFrequency = Math.log(1 + (target._documentCount - matchingFields + 0.5) / (matchingFields + 0.5));
-            const raw = inverseFrequency * (bm25.d + (termFrequency * (bm25.k + 1)) / (termFrequency + bm25.k * (1 - bm25.b + (bm25.b * fieldLength) / averageLength)));
+            let termFrequency = value % 4;
+            if (termFrequency === 0) {
+              let scale = 1;
+              for (;;) {
+                const byte = bytes[at++]!;
+                termFrequency += (byte & 0x7f) * scale;
+                if (byte < 0x80) break;
+                scale *= 0x80;
+              }
+            }
+            id += (value - (value % 4)) / 4;
+            const fieldLength = fieldLengths[id * fieldCount + fieldId]!;
+            const raw = inverseFrequency * (d + (termFrequency * (k + 1)) / (termFrequency + k * (1 - b + (b * fieldLength) / averageLength)));
             const slot = id * words + word;
             if ((matched[slot]! & bit) === 0) {
               if (touched[id] === 0) {
                 touched[id] = 1;
-                this.ids[count++] = id;
+                ids[count++] = id;
               }
-              this.termIds[termCount++] = id;
+              termIds[termCount++] = id;
               matched[slot] = matched[slot]! | bit;
               termScores[id] = factor * raw;
             } else {
@@ -171,7 +209,7 @@ export class QueryEvaluator {
             }
             if (isReal) real[slot] = real[slot]! | bit;
           }
-        });
+        }
       };
       const tree = target._index;
       visit(query.term, tree.get(query.term), 1, true);
@@ -196,18 +234,18 @@ export class QueryEvaluator {
       }
       // Per term first, then across terms, as MiniSearch's OR combines per-term results.
       for (let i = 0; i < termCount; i++) {
-        const id = this.termIds[i]!;
+        const id = termIds[i]!;
         scores[id] = scores[id]! + termScores[id]!;
         termScores[id] = 0;
       }
     });
 
-    const ids = this.ids.slice(0, count);
+    const matchedIds = ids.slice(0, count);
     const compactScores = new Float64Array(count);
     const compactMatched = new Uint32Array(count * words);
     const compactReal = new Uint32Array(count * words);
     for (let i = 0; i < count; i++) {
-      const id = ids[i]!;
+      const id = matchedIds[i]!;
       compactScores[i] = scores[id]!;
       scores[id] = 0;
       touched[id] = 0;
@@ -219,21 +257,26 @@ export class QueryEvaluator {
       }
     }
     return {
-      ids,
+      ids: matchedIds,
       scores: compactScores,
       words,
       matched: compactMatched,
       real: compactReal,
-      path: (id) => target._documentIds.get(id)!,
-      terms: (id) => {
-        const found = new Set<string>();
-        for (const { term, data } of expansions) {
-          if (found.has(term)) continue;
-          if (fieldIds.some((fieldId) => (data.get(fieldId)?.get(id) ?? 0) > 0)) found.add(term);
-        }
-        return [...found].sort();
-      },
+      path: (id) => documents.path(id),
+      terms: (wanted) => matchedTerms(expansions, fieldIds, wanted),
     };
+  }
+
+  /**
+   * Drops the postings of removed documents from a list before it is scored, as MiniSearch's search
+   * drops those it meets (its term frequency then counts live documents only). A list is checked once
+   * per removal, not once per query.
+   */
+  private clean(postings: PostingList): void {
+    const removals = this.documents.removals;
+    if (removals === 0 || this.checked.get(postings) === removals) return;
+    postings.retain(this.documents.alive);
+    this.checked.set(postings, removals);
   }
 
   private reserve(size: number, words: number): void {
@@ -251,6 +294,30 @@ export class QueryEvaluator {
       this.real = new Uint32Array(bits);
     }
   }
+}
+
+/** One pass over each expansion's lists, looking only for the wanted documents. */
+function matchedTerms(expansions: readonly Expansion[], fieldIds: readonly number[], wanted: readonly number[]): string[][] {
+  const found = wanted.map(() => new Set<string>());
+  const positions = new Map<number, number>();
+  let highest = -1;
+  wanted.forEach((id, position) => {
+    positions.set(id, position);
+    if (id > highest) highest = id;
+  });
+  for (const { term, data } of expansions) {
+    for (const fieldId of fieldIds) {
+      const postings = data.get(fieldId);
+      if (!postings) continue;
+      postings.forEachPosting((id) => {
+        if (id > highest) return false;
+        const position = positions.get(id);
+        if (position !== undefined) found[position]!.add(term);
+        return true;
+      });
+    }
+  }
+  return found.map((terms) => [...terms].sort());
 }
 
 /** Whether query term `term` matched match `i` of the evaluation. */

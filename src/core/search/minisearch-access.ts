@@ -1,14 +1,15 @@
-// Direct insertion into a MiniSearch instance, with compact posting lists (./posting-list.ts). MiniSearch only loads a whole serialised index in one
-// piece (`loadJS`, one multi-second stall on a large vault) and only adds documents by re-tokenizing
-// them; a sharded snapshot needs to merge one shard's postings at a time, and ingest needs the terms it
-// indexed (to persist them). Both go through the instance's own structures, the same ones `loadJS` and
-// `add` fill, so searching, discarding and vacuuming stay MiniSearch's. Checked once per instance:
-// another MiniSearch layout fails loudly here instead of corrupting an index.
+// Direct insertion into a MiniSearch instance, with compact posting lists (./posting-list.ts).
+// MiniSearch only loads a whole serialised index in one piece (`loadJS`, one multi-second stall on a
+// large vault) and only adds documents by re-tokenizing them; the engine tokenizes each note once,
+// counts its terms itself and loads snapshots as views of their bytes. Both go through the instance's
+// own structures, the same ones `loadJS` and `add` fill, so MiniSearch's term tree (prefix and fuzzy
+// lookups), discarding and its own search stay MiniSearch's. Checked once per instance: another
+// MiniSearch layout fails loudly here instead of corrupting an index.
 import type MiniSearch from "minisearch";
-import { PostingList } from "./posting-list";
+import type { PostingList } from "./posting-list";
 
-/** MiniSearch types it as Map<number, number>; a PostingList answers the same calls. */
-type TermData = Map<number, PostingList>;
+/** MiniSearch types it as Map<fieldId, Map<number, number>>; a PostingList answers the same calls. */
+export type TermData = Map<number, PostingList>;
 
 interface TermTree {
   fetch(term: string, initial: () => TermData): TermData;
@@ -46,13 +47,6 @@ const createTermData = (): TermData => new Map();
 /** Writes documents and postings straight into a MiniSearch instance whose ids are note paths. */
 export class MiniSearchWriter {
   private readonly target: Internals;
-  /**
-   * Term → its entry in the tree. A radix-tree lookup scans each node's keys, so a shard load (which
-   * visits most common terms once per shard) spent most of its time finding terms; a hash lookup does
-   * not. MiniSearch only ever removes a term's entry once it is empty and never swaps a non-empty one,
-   * so an entry found non-empty here is still the one in the tree.
-   */
-  private readonly entries = new Map<string, TermData>();
 
   constructor(engine: MiniSearch<unknown>) {
     if (!isInternals(engine)) {
@@ -71,35 +65,31 @@ export class MiniSearchWriter {
     // The running average MiniSearch's own `add` keeps (its addFieldLength), field by field.
     const previous = target._documentCount - 1;
     const averages = target._avgFieldLength;
-    lengths.forEach((length, field) => {
-      averages[field] = ((averages[field] ?? 0) * previous + length) / (previous + 1);
-    });
-    target._fieldLength.set(shortId, [...lengths]);
+    for (let field = 0; field < lengths.length; field++) {
+      averages[field] = ((averages[field] ?? 0) * previous + lengths[field]!) / (previous + 1);
+    }
+    target._fieldLength.set(shortId, lengths.slice());
     return shortId;
   }
 
-  /** The postings of one term in one field, created when missing. */
-  fieldPostings(term: string, field: number): PostingList {
-    let data = this.entries.get(term);
-    if (!data || data.size === 0) {
-      data = this.target._index.fetch(term, createTermData);
-      this.entries.set(term, data);
-    }
-    let postings = data.get(field);
-    if (!postings) data.set(field, (postings = new PostingList()));
-    return postings;
+  /** The short id of an indexed document. */
+  shortId(id: string): number | undefined {
+    return this.target._idToShortId.get(id);
   }
 
-  /** Gives a term's postings in a field (see PostingList.fromPairs), appended when it has some already. */
-  installPostings(term: string, field: number, pairs: Int32Array): void {
-    let data = this.entries.get(term);
-    if (!data || data.size === 0) {
-      data = this.target._index.fetch(term, createTermData);
-      this.entries.set(term, data);
-    }
-    const existing = data.get(field);
-    if (existing) existing.appendPairs(pairs, pairs.length / 2);
-    else data.set(field, PostingList.fromPairs(pairs));
+  /** The document of a short id, while it is indexed. */
+  documentId(shortId: number): string | undefined {
+    return this.target._documentIds.get(shortId);
+  }
+
+  /** The id the next added document gets: every short id so far is below it. */
+  get nextShortId(): number {
+    return this.target._nextId;
+  }
+
+  /** A term's entry in the tree, created when missing. */
+  termData(term: string): TermData {
+    return this.target._index.fetch(term, createTermData);
   }
 
   /** Every indexed document id, in no particular order. */

@@ -1,27 +1,34 @@
 // The full-text index of a vault's notes over MiniSearch (BM25). It stores no document fields: bodies
 // of 20,000 notes would double memory and the snapshot, so phrases are verified by reading only the
-// candidate notes, and MiniSearch's own id maps (ids are the note paths) are the only per-note state
-// besides the postings. Notes are tokenized once, here: the resulting term vectors go into MiniSearch
-// and, until the next snapshot, to the shard that persists them.
+// candidate notes. Notes are tokenized and counted once, here, against a table of the terms seen so
+// far, and their postings appended to compact lists in MiniSearch's own term tree (see
+// posting-list.ts, minisearch-access.ts); what the evaluator reads per document (liveness, field
+// lengths, phrase filter) is kept in arrays by short id.
 import MiniSearch, { type Options } from "minisearch";
-import { MiniSearchWriter } from "./minisearch-access";
+import { MiniSearchWriter, type TermData } from "./minisearch-access";
+import { PostingList } from "./posting-list";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
-import { buildPhraseFilter, isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
-import type { DocVector } from "./postings";
-import { mergeShards, type MergedShard } from "./shard-merge";
+import { isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
+import { FIELD_BOOSTS, FIELD_COUNT, FIELDS, IndexBuilder, type IndexBatch, type IndexDoc } from "./index-builder";
+import { TermTable } from "./term-table";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
-import { QueryEvaluator, matchedTerm, realTerm, type Evaluation } from "./evaluator";
+import { QueryEvaluator, matchedTerm, realTerm, type DocumentTable, type Evaluation } from "./evaluator";
 import { SnapshotError } from "./snapshot";
-import { tokenize, tokenizeWithWords, wordSequence } from "./tokenizer";
+import { tokenize, wordSequence } from "./tokenizer";
 
-export interface IndexDoc {
-  path: string;
-  title: string;
-  aliases: string[];
-  headings: string[];
-  tags: string[];
-  body: string;
+export { FIELD_BOOSTS, FIELD_COUNT, type IndexDoc } from "./index-builder";
+
+/** What indexing a note produced: its distinct terms and their frequencies, per field. */
+export interface DocVector {
+  /** Distinct terms per field, in field order (MiniSearch's field length). */
+  lengths: number[];
+  /** Distinct terms per field, in field order. */
+  terms: string[][];
+  /** Their frequencies, parallel to `terms`. */
+  frequencies: number[][];
+  /** The note's adjacent word pairs (see phrase-filter.ts); absent, phrases are checked on the text. */
+  filter?: Uint8Array;
 }
 
 export interface SearchHit {
@@ -55,17 +62,13 @@ export interface NoteSearchOptions {
   loadText?: (path: string) => Promise<string | null>;
 }
 
-/** Field weights: a word in the title says more about a note than the same word in its body. */
-export const FIELD_BOOSTS = { title: 4, aliases: 3, headings: 2, tags: 2, body: 1 } as const;
-
 /** Bump when the tokenizer, fields or persisted postings change: older snapshots are then rebuilt. */
-export const NOTE_INDEX_VERSION = 2;
+export const NOTE_INDEX_VERSION = 3;
 
 const PHRASE_READ_CONCURRENCY = 8;
+/** Terms or posting runs of a batch between two pauses of `appendBatchSliced`. */
+const APPEND_STEP = 2048;
 
-type FieldName = keyof typeof FIELD_BOOSTS;
-const FIELDS = Object.keys(FIELD_BOOSTS) as FieldName[];
-export const FIELD_COUNT = FIELDS.length;
 
 interface PhraseCheck {
   words: string[];
@@ -96,20 +99,38 @@ interface HitChecks {
   groups: Array<Array<{ terms: number[]; phrases: PhrasePositions[] }>>;
 }
 
-/**
- * One shard's notes as a snapshot holds them: `paths[d]` with field lengths `lengths[d]` (and phrase
- * filter `filters[d]`, when given) is document d of the shard's encoded postings chunks.
- */
-export interface StoredShard {
-  paths: readonly string[];
-  lengths: readonly unknown[];
-  filters?: ReadonlyArray<Uint8Array | undefined>;
-  chunks: readonly Uint8Array[];
+/** How the term numbers of a builder with a table of its own map to the index's (see `appendBatch`). */
+export interface BatchTerms {
+  readonly numbers: number[];
 }
 
-function fieldText(doc: IndexDoc, field: FieldName): string {
-  const value = doc[field];
-  return typeof value === "string" ? value : value.join("\n");
+/** An indexed note as a snapshot stores it: documents are written in short-id order. */
+export interface StoredDocument {
+  path: string;
+  id: number;
+  lengths: number[];
+  filter?: Uint8Array;
+}
+
+/** A term's postings as a snapshot stores them: one list per field, undefined where it has none. */
+export interface StoredTerm {
+  term: string;
+  lists: ReadonlyArray<PostingList | undefined>;
+}
+
+/**
+ * An index as a snapshot holds it: document d is `paths[d]`, and each term's lists are byte ranges of
+ * `postings` numbered by d (see posting-list.ts), `ranges` holding per term and field the range's
+ * length in bytes (0: no list).
+ */
+export interface LoadedIndex {
+  paths: readonly string[];
+  /** Field lengths of document d at d × FIELD_COUNT + f. */
+  lengths: Int32Array;
+  filters: ReadonlyArray<Uint8Array | undefined>;
+  terms: readonly string[];
+  ranges: Uint32Array;
+  postings: Uint8Array;
 }
 
 function engineOptions(): Options<never> {
@@ -118,44 +139,84 @@ function engineOptions(): Options<never> {
     storeFields: [],
     tokenize: (text) => tokenize(text),
     processTerm: (term) => term,
+    // The engine cleans posting lists itself, as a query meets them (see evaluator.ts).
+    autoVacuum: false,
     // MiniSearch's warnings quote terms, which are note content (SPEC §11).
     logger: () => undefined,
     searchOptions: { boost: { ...FIELD_BOOSTS }, tokenize: (term) => [term], processTerm: (term) => term },
   };
 }
 
-/** The terms of a note per field, as MiniSearch's `add` would count them. */
-export function vectorize(doc: IndexDoc): DocVector {
-  const body = tokenizeWithWords(doc.body);
-  const terms = FIELDS.map((field) => {
-    const frequencies = new Map<string, number>();
-    for (const term of field === "body" ? body.terms : tokenize(fieldText(doc, field))) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-    return frequencies;
-  });
-  // The sequences PhraseText and the title check of `holdsPhrases` read, so the filter agrees with them.
-  const filter = buildPhraseFilter([body.words, wordSequence(basename(doc.path))]);
-  return { lengths: terms.map((frequencies) => frequencies.size), terms, filter };
+/** Per-document arrays by short id, grown as ids are handed out. */
+class Documents implements DocumentTable {
+  alive = new Uint8Array(0);
+  fieldLengths = new Int32Array(0);
+  filters: Array<Uint8Array | undefined> = [];
+  readonly fieldCount = FIELD_COUNT;
+  removals = 0;
+  live = 0;
+  private readonly writer: () => MiniSearchWriter;
+
+  constructor(writer: () => MiniSearchWriter) {
+    this.writer = writer;
+  }
+
+  path(id: number): string {
+    return this.writer().documentId(id)!;
+  }
+
+  reserve(ids: number): void {
+    if (this.alive.length >= ids) return;
+    const capacity = Math.max(ids, this.alive.length * 2, 256);
+    const alive = new Uint8Array(capacity);
+    alive.set(this.alive);
+    const fieldLengths = new Int32Array(capacity * FIELD_COUNT);
+    fieldLengths.set(this.fieldLengths);
+    this.alive = alive;
+    this.fieldLengths = fieldLengths;
+  }
+
+  add(id: number, lengths: ArrayLike<number>, filter: Uint8Array | undefined): void {
+    this.reserve(id + 1);
+    this.alive[id] = 1;
+    for (let f = 0; f < FIELD_COUNT; f++) this.fieldLengths[id * FIELD_COUNT + f] = lengths[f]!;
+    this.filters[id] = filter;
+    this.live += 1;
+  }
+
+  remove(id: number): void {
+    this.alive[id] = 0;
+    this.filters[id] = undefined;
+    this.live -= 1;
+    this.removals += 1;
+  }
 }
 
 export class NoteIndex {
   // Replaced whole by `clear`, so a load that failed half-way leaves nothing behind.
-  private engine: MiniSearch<never>;
-  private writer: MiniSearchWriter;
-  private evaluator: QueryEvaluator;
-  private readonly filters = new Map<string, Uint8Array>();
+  private engine!: MiniSearch<never>;
+  private writer!: MiniSearchWriter;
+  private evaluator!: QueryEvaluator;
+  private documents!: Documents;
+  private terms!: TermTable;
+  /** Per term number, its entry in MiniSearch's tree once it has postings. */
+  private termData: Array<TermData | null> = [];
+  private builder!: IndexBuilder;
 
   constructor() {
-    this.engine = new MiniSearch(engineOptions());
-    this.writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
-    this.evaluator = new QueryEvaluator(this.engine);
+    this.clear();
   }
 
   /** Removes every note. */
   clear(): void {
     this.engine = new MiniSearch(engineOptions());
-    this.writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
-    this.evaluator = new QueryEvaluator(this.engine);
-    this.filters.clear();
+    const writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
+    this.writer = writer;
+    this.documents = new Documents(() => writer);
+    this.evaluator = new QueryEvaluator(this.engine, this.documents);
+    this.terms = new TermTable();
+    this.termData = [];
+    this.builder = new IndexBuilder(this.terms);
   }
 
   get size(): number {
@@ -163,7 +224,7 @@ export class NoteIndex {
   }
 
   has(path: string): boolean {
-    return this.engine.has(path);
+    return this.writer.shortId(path) !== undefined;
   }
 
   /** Sorted. */
@@ -171,82 +232,210 @@ export class NoteIndex {
     return [...this.writer.ids()].sort(comparePaths);
   }
 
-  /** Indexes a note, replacing an indexed one of the same path; returns the terms it indexed. */
-  add(doc: IndexDoc): DocVector {
-    const vector = vectorize(doc);
-    this.insert(doc.path, vector);
-    return vector;
+  /**
+   * Indexes a note, replacing an indexed one of the same path. Returns its terms when `keepVector`
+   * (a snapshot journal needs them), else null.
+   */
+  add(doc: IndexDoc, keepVector = false): DocVector | null {
+    this.builder.addNote(doc);
+    const batch = this.builder.take();
+    this.appendBatch(batch, null);
+    return keepVector ? vectorOf(batch, this.terms.terms) : null;
   }
 
-  replace(doc: IndexDoc): DocVector {
-    return this.add(doc);
+  replace(doc: IndexDoc): void {
+    this.add(doc);
   }
 
-  /** Indexes a note from its term vector (see `vectorize`), replacing an indexed one of the same path. */
+  /** A builder numbering terms in the index's table: its batches are appended with no mapping (null). */
+  newBuilder(): IndexBuilder {
+    return new IndexBuilder(this.terms);
+  }
+
+  /** A fresh mapping for the batches of a builder that numbers its own terms. */
+  batchTerms(): BatchTerms {
+    return { numbers: [] };
+  }
+
+  /**
+   * Indexes the notes of a batch (replacing indexed ones of the same paths), in order. `terms` maps
+   * the batch's term numbers and learns the terms it names first; null for the index's own builder,
+   * which numbers terms in the index's table. Returns the notes' short ids.
+   */
+  appendBatch(batch: IndexBatch, terms: BatchTerms | null): Int32Array {
+    const steps = this.appendSteps(batch, terms);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  }
+
+  /**
+   * As `appendBatch`, with `pause` between stretches of the work: a batch of a few hundred notes,
+   * the first of a build above all (most of its terms are new), is more work than one slice. A query
+   * in between sees some of the batch's postings.
+   */
+  async appendBatchSliced(batch: IndexBatch, terms: BatchTerms | null, pause: () => Promise<void>): Promise<Int32Array> {
+    const steps = this.appendSteps(batch, terms);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      await pause();
+    }
+  }
+
+  private *appendSteps(batch: IndexBatch, terms: BatchTerms | null): Generator<void, Int32Array, void> {
+    if (terms) {
+      for (let at = 0; at < batch.terms.length; at++) {
+        terms.numbers.push(this.terms.number(batch.terms[at]!));
+        if (at % APPEND_STEP === APPEND_STEP - 1) yield;
+      }
+    }
+    const numbers = terms?.numbers;
+    const { paths, lengths, filters, runs } = batch;
+    const ids = new Int32Array(paths.length);
+    for (let note = 0; note < paths.length; note++) {
+      ids[note] = this.register(paths[note]!, lengths.subarray(note * FIELD_COUNT, (note + 1) * FIELD_COUNT), filters[note]);
+    }
+    let at = 0;
+    let step = 0;
+    while (at < runs.length) {
+      const list = this.postings(numbers ? numbers[runs[at]!]! : runs[at]!, runs[at + 1]!);
+      const end = at + 3 + 2 * runs[at + 2]!;
+      for (at += 3; at < end; at += 2) list.append(ids[runs[at]!]!, runs[at + 1]!);
+      if (++step % APPEND_STEP === 0) yield;
+    }
+    return ids;
+  }
+
+  /** Indexes a note from its term vector (see `add`), replacing an indexed one of the same path. */
   insert(path: string, vector: DocVector): void {
-    if (this.engine.has(path)) this.engine.discard(path);
-    if (vector.filter) this.filters.set(path, vector.filter);
-    else this.filters.delete(path);
-    const shortId = this.writer.addDocument(path, vector.lengths);
+    const id = this.register(path, vector.lengths, vector.filter);
     vector.terms.forEach((terms, field) => {
-      for (const [term, frequency] of terms) this.writer.fieldPostings(term, field).append(shortId, frequency);
+      const counts = vector.frequencies[field]!;
+      terms.forEach((term, i) => this.postings(this.terms.number(term), field).append(id, counts[i]!));
     });
   }
 
   /** False when the path was not indexed. */
   remove(path: string): boolean {
-    if (!this.engine.has(path)) return false;
+    const id = this.writer.shortId(path);
+    if (id === undefined) return false;
     this.engine.discard(path);
-    this.filters.delete(path);
+    this.documents.remove(id);
     return true;
   }
 
   /** The note's phrase filter, when it has one. */
   phraseFilter(path: string): Uint8Array | undefined {
-    return this.filters.get(path);
+    const id = this.writer.shortId(path);
+    return id === undefined ? undefined : this.documents.filters[id];
+  }
+
+  /** Indexed notes in short-id order, for a snapshot. */
+  storedDocuments(): StoredDocument[] {
+    const stored: StoredDocument[] = [];
+    const { alive, fieldLengths, filters } = this.documents;
+    const next = this.writer.nextShortId;
+    for (let id = 0; id < next; id++) {
+      if (alive[id] !== 1) continue;
+      const document: StoredDocument = {
+        path: this.writer.documentId(id)!,
+        id,
+        lengths: Array.from(fieldLengths.subarray(id * FIELD_COUNT, (id + 1) * FIELD_COUNT)),
+      };
+      const filter = filters[id];
+      if (filter) document.filter = filter;
+      stored.push(document);
+    }
+    return stored;
+  }
+
+  /** Every term with postings, for a snapshot; lists may still hold removed documents' postings. */
+  *storedTerms(): IterableIterator<StoredTerm> {
+    for (let number = 0; number < this.termData.length; number++) {
+      const data = this.termData[number];
+      if (!data || data.size === 0) continue;
+      const lists: Array<PostingList | undefined> = [];
+      for (let field = 0; field < FIELD_COUNT; field++) lists.push(data.get(field));
+      yield { term: this.terms.terms[number]!, lists };
+    }
+  }
+
+  /** The short id handed out next: stored documents have ids below it. */
+  get idLimit(): number {
+    return this.writer.nextShortId;
   }
 
   /**
-   * Throws a SnapshotError("format") unless the shard's lengths and filters are well formed; its
-   * postings are checked as `loadShards` reads them.
+   * Fills an empty index from a snapshot's postings, taken as views of its bytes (not decoded).
+   * Throws a SnapshotError("format") and leaves the index empty when something is malformed (the
+   * snapshot's checksum passed, so a faulty writer wrote it).
    */
-  checkShard(shard: StoredShard): void {
-    const { paths, lengths, filters } = shard;
-    if (lengths.length !== paths.length || !lengths.every(isFieldLengths)) {
-      throw new SnapshotError("format", "Shard has malformed field lengths.");
-    }
-    if (filters && (filters.length !== paths.length || !filters.every((filter) => filter === undefined || isPhraseFilter(filter)))) {
-      throw new SnapshotError("format", "Shard has malformed phrase filters.");
-    }
-    if (paths.length === 0 && shard.chunks.length > 0) throw new SnapshotError("format", "Shard has postings but no notes.");
-  }
-
-  /**
-   * Adds the notes of shards that passed `checkShard`, replacing indexed notes of the same paths, with
-   * their postings merged term by term over all the shards (see shard-merge.ts). A malformed chunk
-   * (written by a faulty version: the checksums passed) throws a SnapshotError("format") and leaves
-   * the index empty: checking every chunk first would double the work of every start.
-   */
-  async loadShards(shards: readonly StoredShard[], pause: () => Promise<void>): Promise<void> {
-    for (const shard of shards) this.checkShard(shard);
-    const merged: MergedShard[] = [];
-    for (const shard of shards) {
-      const ids = Int32Array.from(shard.paths, (path, position) => {
-        if (this.engine.has(path)) this.engine.discard(path);
-        const filter = shard.filters?.[position];
-        if (filter) this.filters.set(path, filter);
-        else this.filters.delete(path);
-        return this.writer.addDocument(path, shard.lengths[position] as number[]);
-      });
-      merged.push({ ids, chunks: shard.chunks });
-      await pause();
-    }
+  async load(stored: LoadedIndex, pause: () => Promise<void>): Promise<void> {
+    if (this.size > 0 || this.writer.nextShortId > 0) throw new Error("NoteIndex.load needs an empty index.");
     try {
-      await mergeShards(merged, FIELD_COUNT, (term, field, pairs) => this.writer.installPostings(term, field, pairs), pause);
+      await this.loadChecked(stored, pause);
     } catch (error) {
       this.clear();
       throw error;
     }
+  }
+
+  private async loadChecked(stored: LoadedIndex, pause: () => Promise<void>): Promise<void> {
+    const { paths, lengths, filters, terms, ranges, postings } = stored;
+    const docs = paths.length;
+    if (lengths.length !== docs * FIELD_COUNT || filters.length !== docs || ranges.length !== terms.length * FIELD_COUNT) {
+      throw new SnapshotError("format", "Index snapshot tables do not match its document count.");
+    }
+    for (const filter of filters) if (filter !== undefined && !isPhraseFilter(filter)) throw new SnapshotError("format", "Index snapshot has a malformed phrase filter.");
+    const seen = new Set<string>();
+    for (let d = 0; d < docs; d++) {
+      const path = paths[d]!;
+      if (seen.has(path)) throw new SnapshotError("format", "Index snapshot lists a note twice.");
+      seen.add(path);
+      const fields = lengths.subarray(d * FIELD_COUNT, (d + 1) * FIELD_COUNT);
+      for (const length of fields) if (length < 0) throw new SnapshotError("format", "Index snapshot has malformed field lengths.");
+      const id = this.writer.addDocument(path, Array.from(fields));
+      this.documents.add(id, fields, filters[d]);
+      if (d % 1024 === 1023) await pause();
+    }
+    let at = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const term = terms[t]!;
+      if (typeof term !== "string" || term.length === 0 || this.terms.find(term) >= 0) throw new SnapshotError("format", "Index snapshot has a malformed term.");
+      const number = this.terms.number(term);
+      let data: TermData | null = null;
+      for (let field = 0; field < FIELD_COUNT; field++) {
+        const length = ranges[t * FIELD_COUNT + field]!;
+        if (length === 0) continue;
+        const end = at + length;
+        if (end > postings.length) throw new SnapshotError("format", "Index snapshot postings are cut short.");
+        const checked = PostingList.check(postings, at, end, docs);
+        if (!checked) throw new SnapshotError("format", "Index snapshot has a malformed posting list.");
+        data ??= this.termData[number] = this.writer.termData(term);
+        data.set(field, PostingList.view(postings, at, end, checked.count, checked.last));
+        at = end;
+      }
+      if (t % 256 === 255) await pause();
+    }
+    if (at !== postings.length) throw new SnapshotError("format", "Index snapshot has postings no term names.");
+  }
+
+  private postings(number: number, field: number): PostingList {
+    let data = this.termData[number];
+    // MiniSearch's own search and vacuum remove a term's entry from the tree once it is empty.
+    if (data === undefined || data === null || data.size === 0) this.termData[number] = data = this.writer.termData(this.terms.terms[number]!);
+    let list = data.get(field);
+    if (list === undefined) data.set(field, (list = new PostingList()));
+    return list;
+  }
+
+  private register(path: string, lengths: ArrayLike<number>, filter: Uint8Array | undefined): number {
+    this.remove(path);
+    const id = this.writer.addDocument(path, Array.from(lengths));
+    this.documents.add(id, lengths, filter);
+    return id;
   }
 
   async search(query: ParsedQuery, options: NoteSearchOptions): Promise<SearchPage> {
@@ -274,12 +463,14 @@ export class NoteIndex {
     };
 
     const evaluation = this.evaluator.evaluate(terms);
+    const filters = this.documents.filters;
     const candidates: Candidate[] = [];
     for (let i = 0; i < evaluation.ids.length; i++) {
-      const path = evaluation.path(evaluation.ids[i]!);
+      const id = evaluation.ids[i]!;
+      if (!passesChecks(evaluation, i, checks, filters[id])) continue;
+      const path = evaluation.path(id);
       if (exclusion.excluded.has(path)) continue;
       if (options.filter && !options.filter(path)) continue;
-      if (!passesChecks(evaluation, i, checks, this.filters.get(path))) continue;
       candidates.push({ path, score: matchScore(evaluation, i, terms), at: i });
     }
     const start = Math.max(0, options.offset);
@@ -287,10 +478,7 @@ export class NoteIndex {
     const hasPositivePhrases = phrases.length > 0 || groupPhrases.some((group) => group.some((alternative) => alternative.length > 0));
     if (!hasPositivePhrases && exclusion.suspects.size === 0) {
       // Nothing to read: only the page needs ordering, not every match of a word in all notes.
-      const hits = bestCandidates(candidates, wanted)
-        .slice(start)
-        .map(({ path, score: value, at: i }) => ({ path, score: value, terms: evaluation.terms(evaluation.ids[i]!) }));
-      return { total: candidates.length, hits };
+      return { total: candidates.length, hits: toHits(evaluation, bestCandidates(candidates, wanted).slice(start)) };
     }
     candidates.sort(byRank);
     const verified = await this.verifyPhrases(candidates, wanted, {
@@ -301,10 +489,7 @@ export class NoteIndex {
       suspects: exclusion.suspects,
       loadText: options.loadText,
     });
-    const hits = verified.kept
-      .slice(start, wanted)
-      .map(({ path, score: value, at: i }) => ({ path, score: value, terms: evaluation.terms(evaluation.ids[i]!) }));
-    const page: SearchPage = { total: verified.total, hits };
+    const page: SearchPage = { total: verified.total, hits: toHits(evaluation, verified.kept.slice(start, wanted)) };
     if (verified.estimated) page.totalEstimated = true;
     return page;
   }
@@ -336,12 +521,13 @@ export class NoteIndex {
     const phrases = excludedPhrases.map((phrase) => ({ phrase, terms: phrase.candidates.map(({ term }) => positions.get(term)!) }));
     const evaluation = this.evaluator.evaluate(terms);
     for (let i = 0; i < evaluation.ids.length; i++) {
-      const path = evaluation.path(evaluation.ids[i]!);
+      const id = evaluation.ids[i]!;
+      const path = evaluation.path(id);
       if (excludedTerms.some((term) => matchedTerm(evaluation, i, term))) {
         excluded.add(path);
         continue;
       }
-      const filter = this.filters.get(path);
+      const filter = this.documents.filters[id];
       const suspected = phrases.filter((plan) => mayHavePhrase(evaluation, i, plan, filter)).map(({ phrase }) => phrase);
       if (suspected.length > 0) suspects.set(path, suspected);
     }
@@ -407,6 +593,29 @@ export class NoteIndex {
     if (!groupsHold) return false;
     return !(plan.suspects.get(candidate.path) ?? []).some(present);
   }
+}
+
+/** The terms of the one note of a batch, as a journal stores them. */
+function vectorOf(batch: IndexBatch, terms: readonly string[]): DocVector {
+  const vector: DocVector = {
+    lengths: Array.from(batch.lengths.subarray(0, FIELD_COUNT)),
+    terms: FIELDS.map(() => []),
+    frequencies: FIELDS.map(() => []),
+  };
+  const filter = batch.filters[0];
+  if (filter) vector.filter = filter;
+  const runs = batch.runs;
+  for (let at = 0; at < runs.length; at += 3 + 2 * runs[at + 2]!) {
+    const field = runs[at + 1]!;
+    vector.terms[field]!.push(terms[runs[at]!]!);
+    vector.frequencies[field]!.push(runs[at + 4]!);
+  }
+  return vector;
+}
+
+function toHits(evaluation: Evaluation, page: readonly Candidate[]): SearchHit[] {
+  const terms = evaluation.terms(page.map(({ at }) => evaluation.ids[at]!));
+  return page.map(({ path, score }, position) => ({ path, score, terms: terms[position]! }));
 }
 
 function byRank(a: Candidate, b: Candidate): number {
@@ -483,14 +692,6 @@ function matchScore(evaluation: Evaluation, i: number, terms: readonly QueryTerm
   const quality = Math.max(1, count);
   const bm25 = (sum * quality) / quality;
   return Math.round(bm25 * coordination * 1000) / 1000;
-}
-
-function isFieldLengths(value: unknown): boolean {
-  return (
-    Array.isArray(value) &&
-    value.length === FIELD_COUNT &&
-    value.every((length) => Number.isInteger(length) && (length as number) >= 0)
-  );
 }
 
 interface PhrasePlan {

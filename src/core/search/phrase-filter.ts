@@ -6,6 +6,7 @@
 // Pairs come from the same word sequences the phrase check reads (the body's and the file name's),
 // so the filter answers "no" only where that check would. Pairs with a CJK word are never asked: a
 // CJK word of a phrase may match inside a longer run (see containsPhrase).
+import { termHash } from "./term-table";
 import { containsCjk } from "./tokenizer";
 
 /** Filter bits per distinct pair: with three probes about 3% of absent pairs test present. */
@@ -17,14 +18,23 @@ const MAX_BYTES = 1 << 16;
 
 /** The filter of the adjacent pairs in each of `sequences` (never across two of them). */
 export function buildPhraseFilter(sequences: ReadonlyArray<readonly string[]>): Uint8Array {
+  return buildPhraseFilterFromHashes(sequences.map((words) => Int32Array.from(words, termHash)));
+}
+
+/**
+ * As `buildPhraseFilter`, from the words' hashes (termHash), as the indexing scan computes them;
+ * `lengths[i]` words of `sequences[i]` count (all when absent).
+ */
+export function buildPhraseFilterFromHashes(sequences: readonly Int32Array[], lengths?: readonly number[]): Uint8Array {
   let pairs = 0;
-  for (const words of sequences) pairs += Math.max(0, words.length - 1);
+  sequences.forEach((words, i) => (pairs += Math.max(0, (lengths?.[i] ?? words.length) - 1)));
   let bytes = MIN_BYTES;
   while (bytes < MAX_BYTES && bytes * 8 < pairs * BITS_PER_PAIR) bytes *= 2;
   const filter = new Uint8Array(bytes);
   const mask = bytes * 8 - 1;
-  for (const words of sequences) {
-    for (let i = 1; i < words.length; i++) {
+  sequences.forEach((words, s) => {
+    const length = lengths?.[s] ?? words.length;
+    for (let i = 1; i < length; i++) {
       const first = pairHash(words[i - 1]!, words[i]!);
       const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
       for (let probe = 0; probe < PROBES; probe++) {
@@ -32,7 +42,7 @@ export function buildPhraseFilter(sequences: ReadonlyArray<readonly string[]>): 
         filter[bit >>> 3]! |= 1 << (bit & 7);
       }
     }
-  }
+  });
   return filter;
 }
 
@@ -45,7 +55,7 @@ export function phrasePairHashes(phrase: readonly string[]): Uint32Array {
   for (let i = 1; i < phrase.length; i++) {
     const left = phrase[i - 1]!;
     const right = phrase[i]!;
-    if (!containsCjk(left) && !containsCjk(right)) hashes.push(pairHash(left, right));
+    if (!containsCjk(left) && !containsCjk(right)) hashes.push(pairHash(termHash(left), termHash(right)));
   }
   return Uint32Array.from(hashes);
 }
@@ -74,11 +84,10 @@ export function isPhraseFilter(filter: Uint8Array): boolean {
   return bytes >= MIN_BYTES && bytes <= MAX_BYTES && (bytes & (bytes - 1)) === 0;
 }
 
-/** FNV-1a over both words' UTF-16 code units with a separator no word contains. */
-function pairHash(left: string, right: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < left.length; i++) hash = Math.imul(hash ^ left.charCodeAt(i), 0x01000193);
-  hash = Math.imul(hash ^ 0x20, 0x01000193);
-  for (let i = 0; i < right.length; i++) hash = Math.imul(hash ^ right.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
+/** Both words' hashes mixed (a murmur3 finaliser), so that nearby hashes spread over the filter. */
+function pairHash(left: number, right: number): number {
+  let hash = Math.imul(left, 0x9e3779b1) ^ right;
+  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return (hash ^ (hash >>> 16)) >>> 0;
 }

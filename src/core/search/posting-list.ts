@@ -1,53 +1,151 @@
 // The postings of one term in one field, in place of the Map<shortId, frequency> MiniSearch keeps
-// there. A Map costs about 20 bytes an entry plus some 100 bytes a map, and the index holds millions
-// of entries in hundreds of thousands of maps, filled one hashed insert at a time; this list is a
-// small array while short and an Int32Array (4 bytes a number) once long, appended to in order. It
-// offers exactly the Map methods MiniSearch calls on postings (get, set, has, delete, size, keys,
-// entries, iteration), with the same results.
+// there. A Map costs about 20 bytes an entry plus some 100 bytes a map, and an index of 20,000 notes
+// holds six million entries; here a posting is one or two bytes, so the whole index stays compact in
+// memory, a snapshot can hold the very same bytes, and loading one is taking views of them instead of
+// decoding millions of numbers. Ids only ever grow as notes are (re-)added, so postings are appended
+// in id order and stored as gaps.
 //
-// Layout: [id, tf, id, tf, …], ids ascending. A deleted entry keeps its id with tf 0 (MiniSearch
-// deletes while it iterates, so nothing may move then); the holes are squeezed out on a later append.
+// Encoding: per posting one LEB128 varint v = gap × 4 + code, gap = id − previous id (the first
+// counted from −1), code = tf when tf ≤ 3, else 0 and tf follows as its own varint. A frequent word
+// (gap 1) of low frequency is one byte.
+//
+// The list offers the Map methods MiniSearch calls on postings (get, set, has, delete, size, keys,
+// entries, iteration) with the same results, so MiniSearch's own search and vacuum still work on it;
+// the engine's evaluator reads the bytes directly (see `encoded`).
 
-/** Numbers kept in a plain array before moving to a typed one: most terms occur in a note or two. */
-const SMALL_NUMBERS = 16;
+/** A list's bytes as the evaluator and the snapshot read them; valid until the list next changes. */
+export interface EncodedPostings {
+  bytes: Uint8Array;
+  start: number;
+  end: number;
+  /** Postings in the bytes. */
+  count: number;
+  /** Id of the last posting, −1 when empty. */
+  last: number;
+}
+
+const SMALLEST_BUFFER = 8;
 
 export class PostingList {
-  private data: number[] | Int32Array = [];
-  /** Numbers of `data` in use (a typed array has spare room at its end). */
-  private used = 0;
-  private live = 0;
-  private holes = 0;
-  /** Index of the pair last visited, so that get(id) right after iterating to id costs nothing. */
-  private cursor = 0;
+  private bytes: Uint8Array;
+  private start: number;
+  private end: number;
+  /** The bytes belong to someone else (a loaded snapshot): copied before the first change. */
+  private shared: boolean;
+  private count: number;
+  private last: number;
+  /** The posting an iteration last visited, so that get(id) right after it costs nothing. */
+  private cursorId = -1;
+  private cursorFrequency = 0;
 
-  /** A list holding `pairs` ([id, tf, …], ids strictly ascending, tf ≥ 1), taken over without a copy. */
-  static fromPairs(pairs: Int32Array): PostingList {
+  constructor() {
+    this.bytes = EMPTY;
+    this.start = 0;
+    this.end = 0;
+    this.shared = false;
+    this.count = 0;
+    this.last = -1;
+  }
+
+  /**
+   * A list over `bytes[start, end)` holding `count` postings up to id `last`, as `encoded()` gave
+   * them; the bytes are not copied, and not written to. The caller has checked them (see `check`).
+   */
+  static view(bytes: Uint8Array, start: number, end: number, count: number, last: number): PostingList {
     const list = new PostingList();
-    let valid = pairs.length % 2 === 0;
-    for (let at = 0; at < pairs.length && valid; at += 2) valid = pairs[at + 1]! > 0 && (at === 0 || pairs[at - 2]! < pairs[at]!);
-    if (!valid) {
-      for (let at = 0; at + 1 < pairs.length; at += 2) if (pairs[at + 1]! > 0) list.set(pairs[at]!, pairs[at + 1]!);
-      return list;
-    }
-    list.data = pairs.length > SMALL_NUMBERS ? pairs : Array.from(pairs);
-    list.used = pairs.length;
-    list.live = pairs.length / 2;
+    list.bytes = bytes;
+    list.start = start;
+    list.end = end;
+    list.shared = true;
+    list.count = count;
+    list.last = last;
     return list;
   }
 
+  /**
+   * Counts the postings of `bytes[start, end)` and finds their last id, or returns null when the
+   * bytes are not a well-formed list of ids below `limit`.
+   */
+  static check(bytes: Uint8Array, start: number, end: number, limit: number): { count: number; last: number } | null {
+    let at = start;
+    let id = -1;
+    let count = 0;
+    while (at < end) {
+      let value = bytes[at++]!;
+      if (value >= 0x80) {
+        value &= 0x7f;
+        let scale = 0x80;
+        for (;;) {
+          if (at >= end || scale > 2 ** 35) return null;
+          const byte = bytes[at++]!;
+          value += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
+      }
+      const gap = Math.floor(value / 4);
+      if (gap === 0) return null;
+      if (value % 4 === 0) {
+        let frequency = 0;
+        let scale = 1;
+        for (;;) {
+          if (at >= end || scale > 2 ** 35) return null;
+          const byte = bytes[at++]!;
+          frequency += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
+        if (frequency < 4) return null;
+      }
+      id += gap;
+      if (id >= limit) return null;
+      count += 1;
+    }
+    return { count, last: id };
+  }
+
   get size(): number {
-    return this.live;
+    return this.count;
+  }
+
+  encoded(): EncodedPostings {
+    return { bytes: this.bytes, start: this.start, end: this.end, count: this.count, last: this.last };
   }
 
   get(id: number): number | undefined {
-    const at = this.find(id);
-    if (at < 0) return undefined;
-    const frequency = this.data[at + 1]!;
-    return frequency === 0 ? undefined : frequency;
+    if (id === this.cursorId) return this.cursorFrequency;
+    if (id > this.last || id < 0) return undefined;
+    let found: number | undefined;
+    this.forEachPosting((posting, frequency) => {
+      if (posting < id) return true;
+      if (posting === id) found = frequency;
+      return false;
+    });
+    return found;
   }
 
   has(id: number): boolean {
     return this.get(id) !== undefined;
+  }
+
+  /** Adds a posting with an id above every present one (ids grow as notes are added), else as `set`. */
+  append(id: number, frequency: number): void {
+    if (frequency <= 0) {
+      this.delete(id);
+      return;
+    }
+    if (id <= this.last) {
+      this.set(id, frequency);
+      return;
+    }
+    if (this.shared) this.own(10);
+    else if (this.end + 10 > this.bytes.length) this.grow(10);
+    const code = frequency < 4 ? frequency : 0;
+    let at = writeVarint(this.bytes, this.end, (id - this.last) * 4 + code);
+    if (code === 0) at = writeVarint(this.bytes, at, frequency);
+    this.end = at;
+    this.last = id;
+    this.count += 1;
   }
 
   set(id: number, frequency: number): this {
@@ -55,157 +153,183 @@ export class PostingList {
       this.delete(id);
       return this;
     }
-    if (this.used === 0 || this.data[this.used - 2]! < id) {
-      if (this.holes > 0 && this.holes >= this.live) this.compact();
-      this.push(id, frequency);
+    if (id > this.last) {
+      this.append(id, frequency);
       return this;
     }
-    const at = this.find(id);
-    if (at >= 0) {
-      if (this.data[at + 1] === 0) {
-        this.live += 1;
-        this.holes -= 1;
-      }
-      this.data[at + 1] = frequency;
-      return this;
-    }
-    this.insertAt(-at - 1, id, frequency);
+    const pairs = this.pairs();
+    const at = findPair(pairs, id);
+    if (at >= 0) pairs[at + 1] = frequency;
+    else pairs.splice(-at - 1, 0, id, frequency);
+    this.rewrite(pairs);
     return this;
   }
 
-  /** Adds an id larger than any present (the common case: ids grow as notes are added). */
-  append(id: number, frequency: number): void {
-    if (this.used > 0 && this.data[this.used - 2]! >= id) {
-      this.set(id, frequency);
-      return;
-    }
-    this.push(id, frequency);
-  }
-
-  /**
-   * Appends `count` postings, `pairs` being [id, tf, id, tf, …]: a bulk copy when the ids ascend
-   * past every present id (a shard load), one by one otherwise.
-   */
-  appendPairs(pairs: Int32Array, count: number): void {
-    const numbers = 2 * count;
-    let ascending = count > 0 && (this.used === 0 || this.data[this.used - 2]! < pairs[0]!);
-    for (let at = 2; at < numbers && ascending; at += 2) ascending = pairs[at - 2]! < pairs[at]! && pairs[at + 1]! > 0;
-    if (!ascending || pairs[1]! <= 0) {
-      for (let at = 0; at < numbers; at += 2) this.append(pairs[at]!, pairs[at + 1]!);
-      return;
-    }
-    this.reserve(numbers);
-    const data = this.data;
-    if (data instanceof Int32Array) data.set(pairs.subarray(0, numbers), this.used);
-    else for (let at = 0; at < numbers; at++) data[this.used + at] = pairs[at]!;
-    this.used += numbers;
-    this.live += count;
-  }
-
   delete(id: number): boolean {
-    const at = this.find(id);
-    if (at < 0 || this.data[at + 1] === 0) return false;
-    this.data[at + 1] = 0;
-    this.live -= 1;
-    this.holes += 1;
+    if (id > this.last || id < 0) return false;
+    const pairs = this.pairs();
+    const at = findPair(pairs, id);
+    if (at < 0) return false;
+    pairs.splice(at, 2);
+    this.rewrite(pairs);
     return true;
   }
 
+  /**
+   * Drops the postings of ids `alive` marks 0 (or lies beyond), in one pass; returns how many went.
+   * MiniSearch drops them one by one as its search meets them; the engine cleans a whole list at once.
+   */
+  retain(alive: Uint8Array): number {
+    const pairs: number[] = [];
+    let dropped = 0;
+    this.forEachPosting((id, frequency) => {
+      if (id < alive.length && alive[id] === 1) pairs.push(id, frequency);
+      else dropped += 1;
+      return true;
+    });
+    if (dropped > 0) this.rewrite(pairs);
+    return dropped;
+  }
+
   *keys(): IterableIterator<number> {
-    const data = this.data;
-    for (let at = 0; at < this.used; at += 2) {
-      if (data[at + 1] === 0) continue;
-      this.cursor = at;
-      yield data[at]!;
-    }
+    for (const [id] of this.entries()) yield id;
   }
 
   *entries(): IterableIterator<[number, number]> {
-    const data = this.data;
-    for (let at = 0; at < this.used; at += 2) {
-      if (data[at + 1] === 0) continue;
-      this.cursor = at;
-      yield [data[at]!, data[at + 1]!];
+    // Over the bytes as they are now: MiniSearch deletes from the list while it iterates it.
+    const { bytes, start, end } = this;
+    let at = start;
+    let id = -1;
+    while (at < end) {
+      const decoded = decodeAt(bytes, at);
+      at = decoded.at;
+      id += decoded.gap;
+      this.cursorId = id;
+      this.cursorFrequency = decoded.frequency;
+      yield [id, decoded.frequency];
     }
+    this.cursorId = -1;
   }
 
   [Symbol.iterator](): IterableIterator<[number, number]> {
     return this.entries();
   }
 
-  /**
-   * The pairs as stored, for a tight loop: [id, tf, …] up to `used`, ids ascending, tf 0 marking a
-   * deleted entry. Valid until the list next changes.
-   */
-  view(): { data: ArrayLike<number>; used: number } {
-    return { data: this.data, used: this.used };
-  }
-
-  private push(id: number, frequency: number): void {
-    this.reserve(2);
-    this.data[this.used] = id;
-    this.data[this.used + 1] = frequency;
-    this.used += 2;
-    this.live += 1;
-  }
-
-  private insertAt(at: number, id: number, frequency: number): void {
-    this.reserve(2);
-    const data = this.data;
-    if (data instanceof Int32Array) data.copyWithin(at + 2, at, this.used);
-    else data.splice(at, 0, 0, 0);
-    data[at] = id;
-    data[at + 1] = frequency;
-    this.used += 2;
-    this.live += 1;
-  }
-
-  /** Makes room for `extra` more numbers, moving to a typed array once the list is long. */
-  private reserve(extra: number): void {
-    const needed = this.used + extra;
-    const data = this.data;
-    if (Array.isArray(data)) {
-      if (needed <= SMALL_NUMBERS) return;
-      const typed = new Int32Array(Math.max(needed, 2 * SMALL_NUMBERS));
-      for (let at = 0; at < this.used; at++) typed[at] = data[at]!;
-      this.data = typed;
-      return;
+  /** Visits the postings in id order while `visit` returns true (or nothing), without allocating. */
+  forEachPosting(visit: (id: number, frequency: number) => boolean | void): void {
+    const { bytes, end } = this;
+    let at = this.start;
+    let id = -1;
+    while (at < end) {
+      let value = bytes[at++]!;
+      if (value >= 0x80) {
+        value &= 0x7f;
+        let scale = 0x80;
+        for (;;) {
+          const byte = bytes[at++]!;
+          value += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
+      }
+      let frequency = value % 4;
+      if (frequency === 0) {
+        let scale = 1;
+        for (;;) {
+          const byte = bytes[at++]!;
+          frequency += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+          scale *= 0x80;
+        }
+      }
+      id += (value - (value % 4)) / 4;
+      if (visit(id, frequency) === false) return;
     }
-    if (needed <= data.length) return;
-    const grown = new Int32Array(Math.max(needed, data.length * 2));
-    grown.set(data.subarray(0, this.used));
-    this.data = grown;
   }
 
-  /** The pair index of id, or -(insertion point) - 1 when absent. */
-  private find(id: number): number {
-    const data = this.data;
-    const cursor = this.cursor;
-    if (cursor < this.used && data[cursor] === id) return cursor;
-    let low = 0;
-    let high = this.used / 2 - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const value = data[2 * middle]!;
-      if (value < id) low = middle + 1;
-      else if (value > id) high = middle - 1;
-      else return (this.cursor = 2 * middle);
-    }
-    return -(2 * low) - 1;
+  private pairs(): number[] {
+    const pairs: number[] = [];
+    this.forEachPosting((id, frequency) => {
+      pairs.push(id, frequency);
+      return true;
+    });
+    return pairs;
   }
 
-  private compact(): void {
-    const data = this.data;
-    let to = 0;
-    for (let from = 0; from < this.used; from += 2) {
-      if (data[from + 1] === 0) continue;
-      data[to] = data[from]!;
-      data[to + 1] = data[from + 1]!;
-      to += 2;
-    }
-    if (Array.isArray(data)) data.length = to;
-    this.used = to;
-    this.holes = 0;
-    this.cursor = 0;
+  private rewrite(pairs: readonly number[]): void {
+    this.bytes = EMPTY;
+    this.start = 0;
+    this.end = 0;
+    this.shared = false;
+    this.count = 0;
+    this.last = -1;
+    this.cursorId = -1;
+    for (let at = 0; at < pairs.length; at += 2) this.append(pairs[at]!, pairs[at + 1]!);
   }
+
+  private own(extra: number): void {
+    const length = this.end - this.start;
+    const bytes = new Uint8Array(Math.max(SMALLEST_BUFFER, length + extra, length * 2));
+    bytes.set(this.bytes.subarray(this.start, this.end));
+    this.bytes = bytes;
+    this.start = 0;
+    this.end = length;
+    this.shared = false;
+  }
+
+  private grow(extra: number): void {
+    const bytes = new Uint8Array(Math.max(SMALLEST_BUFFER, this.end + extra, this.bytes.length * 2));
+    bytes.set(this.bytes.subarray(0, this.end));
+    this.bytes = bytes;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Writes `value` (a non-negative integer) as a LEB128 varint at `at`; returns the end. */
+export function writeVarint(bytes: Uint8Array, at: number, value: number): number {
+  let rest = value;
+  while (rest >= 0x80) {
+    bytes[at++] = (rest % 0x80) | 0x80;
+    rest = Math.floor(rest / 0x80);
+  }
+  bytes[at++] = rest;
+  return at;
+}
+
+function decodeAt(bytes: Uint8Array, start: number): { at: number; gap: number; frequency: number } {
+  let at = start;
+  let value = 0;
+  let scale = 1;
+  for (;;) {
+    const byte = bytes[at++]!;
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) break;
+    scale *= 0x80;
+  }
+  let frequency = value % 4;
+  if (frequency === 0) {
+    scale = 1;
+    for (;;) {
+      const byte = bytes[at++]!;
+      frequency += (byte & 0x7f) * scale;
+      if (byte < 0x80) break;
+      scale *= 0x80;
+    }
+  }
+  return { at, gap: Math.floor(value / 4), frequency };
+}
+
+/** The pair index of id in [id, tf, …], or −(insertion point) − 1 when absent. */
+function findPair(pairs: readonly number[], id: number): number {
+  let low = 0;
+  let high = pairs.length / 2 - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const value = pairs[2 * middle]!;
+    if (value < id) low = middle + 1;
+    else if (value > id) high = middle - 1;
+    else return 2 * middle;
+  }
+  return -(2 * low) - 1;
 }

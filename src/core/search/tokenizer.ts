@@ -3,6 +3,8 @@
 // and keyboards drop diacritics; CJK text has no spaces, so only its runs go through Intl.Segmenter
 // (costly, and pointless elsewhere) and Han runs also yield character bigrams, which match inside
 // longer segments (東京 inside 東京タワー) whatever the segmenter decided in context.
+import { TERM_HASH_START, continueHash, termHash, type TermTable } from "./term-table";
+
 export { STOP_WORDS, isStopWord } from "./stop-words";
 
 const MAX_TERM_LENGTH = 40;
@@ -137,6 +139,126 @@ function collectTerms(text: string, terms: string[], words: string[] | null): vo
     pushWordTerms(piece, terms);
     if (words) for (let i = before; i < terms.length; i++) words.push(terms[i]!);
   });
+}
+
+/**
+ * A text's terms as numbers of a TermTable, in order, and the hashes (termHash) of its words as
+ * `wordSequence` gives them, filled by `scanTerms`; the arrays are reused from text to text.
+ */
+export class TermScan {
+  terms = new Int32Array(1024);
+  termCount = 0;
+  words = new Int32Array(1024);
+  wordCount = 0;
+
+  clear(): void {
+    this.termCount = 0;
+    this.wordCount = 0;
+  }
+
+  pushTerm(number: number): void {
+    if (this.termCount === this.terms.length) this.terms = grown(this.terms);
+    this.terms[this.termCount++] = number;
+  }
+
+  pushWord(hash: number): void {
+    if (this.wordCount === this.words.length) this.words = grown(this.words);
+    this.words[this.wordCount++] = hash;
+  }
+}
+
+function grown(array: Int32Array): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+/**
+ * `tokenizeWithWords` of a text into `scan`, terms numbered by `table` and words hashed, without
+ * making a string per word: a plain ASCII word (most words of most notes) is lower-cased, checked and
+ * hashed as its characters are scanned, and looked up by that hash. Anything else takes the same
+ * steps as `tokenize`. A test holds the two to the same terms.
+ */
+export function scanTerms(text: string, table: TermTable, scan: TermScan): void {
+  scan.clear();
+  const length = text.length;
+  let at = 0;
+  while (at < length) {
+    const code = text.charCodeAt(at);
+    if (code < 0x80 && !isAsciiLetterOrDigit(code)) {
+      at += 1;
+      continue;
+    }
+    let end = at;
+    if (code < 0x80) {
+      end += 1;
+      while (end < length && isAsciiLetterOrDigit(text.charCodeAt(end))) end += 1;
+    }
+    if (end === at || (end < length && text.charCodeAt(end) >= 0x80)) {
+      WORD_RUN_AT.lastIndex = at;
+      const match = WORD_RUN_AT.exec(text);
+      if (match === null) {
+        at += 1;
+        continue;
+      }
+      end = at + match[0].length;
+      scanRun(text, match[0], at, table, scan);
+    } else {
+      scanAsciiWord(text, at, end, table, scan);
+    }
+    at = end;
+  }
+}
+
+/** An ASCII word: `visitRun` and `pushWordTerms` for it, character by character. */
+function scanAsciiWord(text: string, start: number, end: number, table: TermTable, scan: TermScan): void {
+  const length = end - start;
+  const next = text.charCodeAt(end);
+  // isUrlJunk
+  if (next === 0x3a && text.startsWith("://", end)) return;
+  if ((length === 6 && next === 0x3a) || (length === 3 && next === 0x2e)) {
+    const lower = text.slice(start, end).toLowerCase();
+    if (lower === "mailto" || lower === "www") return;
+  }
+  let hash = TERM_HASH_START;
+  let digits = true;
+  let hex = true;
+  let hasDigit = false;
+  for (let i = start; i < end; i++) {
+    let code = text.charCodeAt(i);
+    if (code <= 57) hasDigit = true;
+    else {
+      if (code <= 90) code += 32;
+      digits = false;
+      if (code > 102) hex = false;
+    }
+    hash = continueHash(hash, code);
+  }
+  // isIndexable
+  if (length > MAX_TERM_LENGTH || (length > MAX_NUMBER_DIGITS && digits) || (length >= MIN_HASH_LENGTH && hex && hasDigit)) return;
+  scan.pushTerm(table.numberAscii(text, start, end, hash));
+  scan.pushWord(hash);
+}
+
+/** Any other run, through the string functions `collectTerms` uses. */
+function scanRun(text: string, run: string, start: number, table: TermTable, scan: TermScan): void {
+  if (isUrlJunk(text, run, start)) return;
+  const pieces = containsCjk(run) ? [...run.matchAll(CJK_OR_OTHER_PIECE)].map((piece) => piece[0]) : [run];
+  const terms: string[] = [];
+  for (const piece of pieces) {
+    terms.length = 0;
+    if (CJK_CHAR.test(piece)) {
+      pushCjkTerms(piece, terms);
+      for (const term of terms) scan.pushTerm(table.number(term));
+      scan.pushWord(termHash(piece.normalize("NFKC")));
+    } else {
+      pushWordTerms(piece, terms);
+      for (const term of terms) {
+        scan.pushTerm(table.number(term));
+        scan.pushWord(termHash(term));
+      }
+    }
+  }
 }
 
 /**

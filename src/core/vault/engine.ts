@@ -5,15 +5,32 @@ import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
 import { resolveVaultPath, extname } from "../notes/paths";
-import { countWords, noteFacts, parseNote, stripBom, type NoteFacts } from "../notes/structure";
-import { NoteIndex, type IndexDoc } from "../search/note-index";
-import type { DocVector } from "../search/postings";
+import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
+import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
+import type { IndexBuilder } from "../search/index-builder";
 import { parseQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
-import type { Clock, FileStat, Hasher, HistoryPort, IndexStore, LinkMap, Logger, MetadataPort, VaultPort, WritePort, Yielder } from "../ports";
+import type {
+  BulkIngestPort,
+  Clock,
+  FileStat,
+  Hasher,
+  HistoryPort,
+  IndexStore,
+  IngestedBatch,
+  LinkMap,
+  Logger,
+  MetadataPort,
+  VaultPort,
+  WritePort,
+  Yielder,
+} from "../ports";
 import { WritePath } from "../write/write-path";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
+import { canvasDocument, noteDocument } from "./note-document";
+
+export { baseTitle } from "./note-document";
 import { TimeSlice } from "../time-slice";
 import { IndexSnapshots, type SnapshotState } from "./index-snapshots";
 import type {
@@ -30,12 +47,10 @@ import type {
 export const TEXT_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Files read ahead while earlier ones are parsed and indexed. */
 const READ_AHEAD = 12;
-/**
- * A long build writes finished shards once this many notes wait for theirs: their term vectors and
- * parsed metadata are held until then. Files are ingested shard by shard, so flushing often costs
- * nothing more: each shard is still written once.
- */
-const FLUSH_PENDING = 256;
+/** Notes per batch of a large ingest: enough to append each term's postings a run at a time. */
+const BATCH_NOTES = 512;
+/** Files to read and parse at least before the host's bulk ingest (other threads) pays for itself. */
+const BULK_MIN_FILES = 1000;
 const NAMED_PATHS_MAX = 20;
 
 export interface EngineOptions {
@@ -51,6 +66,8 @@ export interface EngineOptions {
   trashRetentionDays?: number;
   /** The vault's private history (SPEC §9); absent when history is off. */
   history?: HistoryPort;
+  /** Reads and parses the files of a large build in other threads, when the host can. */
+  bulk?: BulkIngestPort;
 }
 
 export interface ReconcileReport {
@@ -64,8 +81,8 @@ export interface ReconcileReport {
   removed_paths?: string[];
   duration_ms: number;
   snapshot: "loaded" | "missing" | "discarded";
-  /** Shard files of a loaded snapshot that failed their check; their files were re-ingested. */
-  discarded_shards?: number;
+  /** Snapshot files that failed their check and were ignored; what they held was re-ingested. */
+  discarded?: string[];
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -107,7 +124,6 @@ export class Engine implements VaultEngine {
       logger: options.logger,
       slice: this.slice,
       now: () => options.clock.now(),
-      reingest: (paths) => this.refresh(paths),
     });
     this.writes = new WritePath({
       vault: options.name,
@@ -141,7 +157,7 @@ export class Engine implements VaultEngine {
     const started = this.options.clock.now();
     const loaded = await this.snapshots.load(this.tables);
     const report = await this.reconcile(loaded.status);
-    if (loaded.discarded.length > 0) report.discarded_shards = loaded.discarded.length;
+    if (loaded.discarded.length > 0) report.discarded = loaded.discarded;
     this.state = "ready";
     await this.purgeTrash();
     report.duration_ms = this.options.clock.now() - started;
@@ -168,21 +184,11 @@ export class Engine implements VaultEngine {
       this.drop(path);
       await this.slice.pause();
     }
-    // In shard order, so that a long build can write each finished shard and let its vectors go.
     const toIngest = [...plan.changed, ...plan.added]
+      .sort(comparePaths)
       .map((path) => byPath.get(path))
-      .filter((stat): stat is FileStat => stat !== undefined)
-      .map((stat) => ({ stat, shard: this.snapshots.shardOf(stat.path) }))
-      .sort((a, b) => a.shard - b.shard || (a.stat.path < b.stat.path ? -1 : 1));
-    const reingested = await this.ingestAll(
-      toIngest.map(({ stat }) => stat),
-      async (position) => {
-        const next = toIngest[position + 1];
-        if (!next || next.shard === toIngest[position]!.shard || this.snapshots.pendingCount < FLUSH_PENDING) return;
-        const written = await this.snapshots.writeShards(this.tables, (shard) => shard < next.shard);
-        this.options.logger.log({ level: "debug", event: "index_shards_written", vault: this.name, ...written });
-      },
-    );
+      .filter((stat): stat is FileStat => stat !== undefined);
+    const reingested = await this.ingestAll(toIngest);
     this.sorted = null;
     this.version += 1;
     const report: ReconcileReport = {
@@ -246,7 +252,6 @@ export class Engine implements VaultEngine {
     this.version += 1;
   }
 
-  /** Re-reads files whose indexed state was lost, as a change would (see IndexSnapshots). */
   private async refresh(paths: readonly string[]): Promise<void> {
     for (const path of paths) {
       const stat = await this.options.vault.stat(path);
@@ -340,9 +345,18 @@ export class Engine implements VaultEngine {
 
   /**
    * Ingests files in order, reading up to READ_AHEAD ahead of the one being indexed (reads are I/O,
-   * indexing is CPU), yielding whenever a stretch of work ran long. `afterEach` runs after file i.
+   * indexing is CPU), yielding whenever a stretch of work ran long.
    */
-  private async ingestAll(stats: readonly FileStat[], afterEach: (position: number) => Promise<void>): Promise<number> {
+  private async ingestAll(stats: readonly FileStat[]): Promise<number> {
+    const bulk = this.options.bulk;
+    const texts = stats.filter((stat) => this.needsText(stat));
+    if (bulk && texts.length >= BULK_MIN_FILES) {
+      await this.ingestInBulk(bulk, stats, texts);
+      return stats.length;
+    }
+    // Notes whose term vectors the snapshot does not need are indexed a batch at a time (see
+    // index-builder.ts); the others one by one, each with its vector.
+    const batch = this.snapshots.wantsVectors() ? null : this.index.newBuilder();
     const reads = new Map<number, Promise<Uint8Array | null>>();
     const launch = (position: number): void => {
       const stat = stats[position];
@@ -353,12 +367,50 @@ export class Engine implements VaultEngine {
       launch(position + READ_AHEAD);
       const read = reads.get(position);
       reads.delete(position);
-      this.ingestBytes(stats[position]!, read ? await read : null);
+      this.ingestBytes(stats[position]!, read ? await read : null, batch);
+      if (batch && batch.pending >= BATCH_NOTES) this.index.appendBatch(batch.take(), null);
       this.progress?.(position + 1, stats.length);
       await this.slice.pause();
-      await afterEach(position);
     }
+    if (batch && batch.pending > 0) this.index.appendBatch(batch.take(), null);
     return stats.length;
+  }
+
+  /** Files without text here, the others in the host's other threads, appended batch by batch. */
+  private async ingestInBulk(bulk: BulkIngestPort, stats: readonly FileStat[], texts: readonly FileStat[]): Promise<void> {
+    let done = 0;
+    for (const stat of stats) {
+      if (this.needsText(stat)) continue;
+      this.ingestBytes(stat, null, null);
+      done += 1;
+      await this.slice.pause();
+    }
+    const byPath = new Map(texts.map((stat) => [stat.path, stat]));
+    const terms = new Map<number, BatchTerms>();
+    await bulk.ingest(texts, async (batch: IngestedBatch) => {
+      await this.slice.pause();
+      for (const file of batch.files) {
+        const stat = byPath.get(file.path);
+        if (!stat) continue;
+        if (file.hash === null) {
+          // Vanished between listing and reading: the watcher will report the delete.
+          this.drop(file.path);
+          continue;
+        }
+        const record: FileRecord = { ...stat, isNote: extname(stat.path) === "md", hash: file.hash };
+        this.records.set(stat.path, record);
+        if (file.facts) this.facts.set(stat.path, file.facts);
+        if (file.metadata) this.options.metadata.importNote?.(stat.path, file.metadata);
+        this.snapshots.track(stat.path, null, true);
+        await this.slice.pause();
+      }
+      let mapping = terms.get(batch.builder);
+      if (!mapping) terms.set(batch.builder, (mapping = this.index.batchTerms()));
+      await this.index.appendBatchSliced(batch.index, mapping, () => this.slice.pause());
+      done += batch.files.length;
+      this.progress?.(done, stats.length);
+      await this.slice.yield();
+    });
   }
 
   private needsText(stat: FileStat): boolean {
@@ -374,17 +426,20 @@ export class Engine implements VaultEngine {
   }
 
   private async ingest(stat: FileStat): Promise<void> {
-    this.ingestBytes(stat, this.needsText(stat) ? await this.readOrNull(stat.path) : null);
+    this.ingestBytes(stat, this.needsText(stat) ? await this.readOrNull(stat.path) : null, null);
   }
 
-  /** `bytes` is the file's content when it is indexed, null when it could not be read. */
-  private ingestBytes(stat: FileStat, bytes: Uint8Array | null): void {
+  /**
+   * `bytes` is the file's content when it is indexed, null when it could not be read. With a
+   * builder, the note's postings go into its batch (the caller appends it to the index).
+   */
+  private ingestBytes(stat: FileStat, bytes: Uint8Array | null, batch: IndexBuilder | null): void {
     const record: FileRecord = { ...stat, isNote: extname(stat.path) === "md" };
     if (!this.needsText(stat)) {
       this.records.set(stat.path, record);
       this.facts.delete(stat.path);
       this.index.remove(stat.path);
-      this.snapshots.track(stat.path, null);
+      this.snapshots.track(stat.path, null, false);
       return;
     }
     if (bytes === null) {
@@ -396,31 +451,25 @@ export class Engine implements VaultEngine {
     this.records.set(stat.path, record);
     const text = stripBom(decoder.decode(bytes));
     const doc = record.isNote ? this.noteDoc(stat.path, text) : this.canvasDoc(stat.path, text);
-    const vector: DocVector = this.index.add(doc);
-    this.snapshots.track(stat.path, vector);
+    if (batch) {
+      batch.addNote(doc);
+      this.snapshots.track(stat.path, null, true);
+    } else {
+      this.snapshots.track(stat.path, this.index.add(doc, this.snapshots.wantsVectors()), true);
+    }
   }
 
   private noteDoc(path: string, text: string): IndexDoc {
     this.options.metadata.update(path, text);
-    const cache = this.options.metadata.getCache(path) ?? parseNote(text);
-    const facts = noteFacts(text, cache, path);
-    this.facts.set(path, facts);
-    const split = splitFrontmatter(text);
-    return {
-      path,
-      title: facts.title === baseTitle(path) ? facts.title : `${facts.title} ${baseTitle(path)}`,
-      aliases: facts.aliases,
-      headings: (cache.headings ?? []).map((heading) => heading.heading),
-      tags: facts.tags,
-      body: split.exists ? text.slice(split.contentStart) : text,
-    };
+    const prepared = noteDocument(path, text, this.options.metadata.getCache(path) ?? parseNote(text));
+    this.facts.set(path, prepared.facts);
+    return prepared.doc;
   }
 
   private canvasDoc(path: string, text: string): IndexDoc {
-    const body = canvasText(text);
-    const title = baseTitle(path);
-    this.facts.set(path, { title, tags: [], aliases: [], tasks: [], words: countWords(body) });
-    return { path, title, aliases: [], headings: [], tags: [], body };
+    const prepared = canvasDocument(path, text);
+    this.facts.set(path, prepared.facts);
+    return prepared.doc;
   }
 
   // ---- the read view ---------------------------------------------------------------------
@@ -538,6 +587,10 @@ export class Engine implements VaultEngine {
 
 const EMPTY_INCOMING: ReadonlyMap<string, number> = new Map();
 
+function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function reverseLinks(resolved: LinkMap): Map<string, Map<string, number>> {
   const reverse = new Map<string, Map<string, number>>();
   for (const [source, targets] of Object.entries(resolved)) {
@@ -549,13 +602,6 @@ function reverseLinks(resolved: LinkMap): Map<string, Map<string, number>> {
   }
   return reverse;
 }
-
-export function baseTitle(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(0, dot) : name;
-}
-
 
 export function notFound(path: string, vault: string, note: boolean): ToolError {
   const what = note ? "Note" : "File";

@@ -1,33 +1,32 @@
-// Loading and writing the sharded index snapshot (see index-shards.ts) so that neither ever holds the
-// event loop for long: shards are decoded, merged and encoded one at a time with a yield in between,
-// and only shards whose files changed are rewritten. A shard's postings are not kept apart in memory
-// (that would double the index): a rewrite takes the unchanged notes' postings from the shard's own
-// file and the changed notes' from the term vectors their ingest produced, held until then.
+// Loading and writing the index snapshot, a base and a journal (see index-files.ts), so that neither
+// ever holds the event loop for long and a few edits never rewrite the whole index. Persisting after
+// edits writes the journal: every note changed since the base, with the term vector its ingest
+// produced (held until then). Once the journal would grow past a share of the vault, the vectors are
+// dropped and the next persist writes a new base from the index in memory instead.
 //
-// Crash safety: shard files are written first, the manifest last (each write atomic). A manifest names
-// each shard by checksum, so a shard rewritten after the manifest (a crash in between) no longer
-// matches and is discarded on load; its files are then re-ingested, the rest of the snapshot stays.
+// Crash safety: each file is written whole and atomically (IndexStore.save). A journal names its base
+// by checksum; a new base is written before the journal it makes obsolete is removed, and a journal
+// naming another base is ignored, so a crash anywhere leaves a base, with or without its journal.
+// Whatever a lost journal held, the reconcile at start re-ingests (those files are newer than the
+// base's rows).
 import type { NoteFacts } from "../notes/structure";
-import { FIELD_COUNT, type NoteIndex, type StoredShard } from "../search/note-index";
-import { PostingsBuilder, decodeChunk, type DocVector, type PostingsChunk } from "../search/postings";
+import { FIELD_COUNT, type DocVector, type NoteIndex, type StoredTerm } from "../search/note-index";
+import { writeVarint, type PostingList } from "../search/posting-list";
 import { SnapshotError, snapshotChecksum } from "../search/snapshot";
 import type { IndexStore, Logger, MetadataPort } from "../ports";
 import type { TimeSlice } from "../time-slice";
 import type { FileRecord } from "./types";
 import {
-  MANIFEST_KEY,
-  SHARD_COUNT,
-  decodeManifest,
-  decodeShard,
-  encodeManifest,
-  encodeShard,
-  isShardKey,
-  shardKey,
-  shardOf,
-  type DecodedShard,
-  type ManifestEntry,
-  type ShardRow,
-} from "./index-shards";
+  BASE_KEY,
+  JOURNAL_KEY,
+  OBSOLETE_KEY,
+  decodeBase,
+  decodeJournal,
+  encodeBase,
+  encodeJournal,
+  type DecodedBase,
+  type SnapshotRow,
+} from "./index-files";
 
 /** The engine's tables a snapshot covers; loading fills them, writing reads them. */
 export interface SnapshotState {
@@ -44,40 +43,38 @@ export interface IndexSnapshotsOptions {
   /** Shared with the engine's other long work, so the budget holds across them. */
   slice: TimeSlice;
   now: () => number;
-  /** Re-reads files whose persisted postings were lost (their shard file was damaged since it was loaded). */
-  reingest: (paths: readonly string[]) => Promise<void>;
 }
 
 export interface SnapshotLoad {
   status: "loaded" | "missing" | "discarded";
-  /** Keys of shard files that failed their check; their files are missing from the tables. */
+  /** Snapshot files that failed their check and were ignored (their files are re-ingested). */
   discarded: string[];
 }
 
-/** Notes per metadata part of a shard: packed in a few milliseconds, some 30 KB of JSON. */
-const METADATA_PART_NOTES = 16;
-
 export interface SnapshotWrite {
-  shards: number;
+  files: number;
   bytes: number;
 }
 
-interface BaseShard {
-  /** Path → the note's number in the shard's postings, and its row. */
-  docs: Map<string, { doc: number; row: ShardRow }>;
-  indexed: number;
-  chunks: PostingsChunk[];
-}
+/**
+ * The journal may name this many changed or removed files, or this share of the base's, whichever is
+ * more, before a new base is written instead: past that, re-writing the journal on every persist and
+ * replaying it at every start costs more than one new base.
+ */
+const JOURNAL_MIN_FILES = 256;
+const JOURNAL_SHARE = 0.05;
 
 export class IndexSnapshots {
   private readonly options: IndexSnapshotsOptions;
-  private readonly members: Array<Set<string>> = Array.from({ length: SHARD_COUNT }, () => new Set<string>());
-  /** What the store holds for each shard, as the next manifest will name it. */
-  private readonly written: Array<ManifestEntry | null> = new Array<ManifestEntry | null>(SHARD_COUNT).fill(null);
-  private readonly generation = new Uint32Array(SHARD_COUNT);
-  private readonly dirtyShards = new Set<number>();
-  private readonly pending = new Map<string, DocVector>();
-  private manifestDirty = false;
+  /** The base in the store (its checksum and row count), or null when there is none to journal against. */
+  private base: { id: number; rows: number } | null = null;
+  /** Files changed since the base, with the vector of those that have postings. */
+  private readonly changed = new Map<string, DocVector | null>();
+  private readonly removed = new Set<string>();
+  /** The index in memory differs from the store. */
+  private stale = false;
+  /** The next persist writes a base (no base yet, or the journal got too long). */
+  private rewrite = true;
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(options: IndexSnapshotsOptions) {
@@ -85,156 +82,76 @@ export class IndexSnapshots {
   }
 
   get dirty(): boolean {
-    return this.manifestDirty || this.dirtyShards.size > 0;
+    return this.stale;
   }
 
-  /** Term vectors of notes ingested since their shard was last written. */
-  get pendingCount(): number {
-    return this.pending.size;
+  /** Whether an ingest should keep the note's term vector (it goes into the next journal). */
+  wantsVectors(): boolean {
+    return !this.rewrite;
   }
 
-  /** A file was (re-)ingested: `vector` is what the index now holds for it, null when it has no postings. */
-  track(path: string, vector: DocVector | null): void {
-    const shard = shardOf(path);
-    this.members[shard]!.add(path);
-    if (vector) this.pending.set(path, vector);
-    else this.pending.delete(path);
-    this.markDirty(shard);
+  /** A file was (re-)ingested: `vector` is its terms when it has postings and vectors are wanted, else null. */
+  track(path: string, vector: DocVector | null, indexed: boolean): void {
+    this.stale = true;
+    this.removed.delete(path);
+    if (this.rewrite) return;
+    if (indexed && !vector) {
+      this.startOver();
+      return;
+    }
+    this.changed.set(path, vector);
+    this.checkJournalSize();
   }
 
   forget(path: string): void {
-    const shard = shardOf(path);
-    this.members[shard]!.delete(path);
-    this.pending.delete(path);
-    this.markDirty(shard);
+    this.stale = true;
+    if (this.rewrite) return;
+    this.changed.delete(path);
+    this.removed.add(path);
+    this.checkJournalSize();
   }
 
-  shardOf(path: string): number {
-    return shardOf(path);
-  }
-
-  /** Loads the manifest and every shard it names into `state`, which must be empty. */
+  /** Loads the base and its journal into `state`, which must be empty. */
   async load(state: SnapshotState): Promise<SnapshotLoad> {
-    let manifestBytes: Uint8Array | null;
-    try {
-      manifestBytes = await this.options.store.load(MANIFEST_KEY);
-    } catch (error) {
-      return this.discardedManifest(error);
-    }
-    if (!manifestBytes) return { status: "missing", discarded: [] };
-    let entries: ManifestEntry[];
-    try {
-      const manifest = decodeManifest(manifestBytes);
-      if (manifest.shards !== SHARD_COUNT) throw new SnapshotError("version", `Index manifest has ${manifest.shards} shards, not ${SHARD_COUNT}.`);
-      entries = manifest.entries;
-    } catch (error) {
-      return this.discardedManifest(error);
-    }
     const discarded: string[] = [];
-    const postings: StoredShard[] = [];
-    // The next shard is read while this one is merged, so the disk and the CPU work at once.
-    const read = (index: number): Promise<Uint8Array | null> | null => {
-      const entry = entries[index];
-      return entry ? this.options.store.load(shardKey(entry.shard)) : null;
-    };
-    let next = read(0);
-    for (let index = 0; index < entries.length; index++) {
-      const entry = entries[index]!;
-      const pending = next!;
-      next = read(index + 1);
-      // A read that fails while an earlier shard is merged is reported when its turn comes.
-      next?.catch(() => undefined);
-      await this.options.slice.yield();
-      const key = shardKey(entry.shard);
-      try {
-        const bytes = await pending;
-        if (!bytes) throw new SnapshotError("truncated", "Shard file is missing.");
-        const decoded = decodeShard(bytes, entry);
-        postings.push(await this.restore(state, decoded));
-        this.written[entry.shard] = { ...entry, bytes: bytes.length };
-        for (const row of decoded.rows) this.members[entry.shard]!.add(row.path);
-      } catch (error) {
-        this.logDiscard(error, key);
-        discarded.push(key);
-        this.markDirty(entry.shard);
-      }
-    }
-    if (discarded.length > 0) this.manifestDirty = true;
+    await this.removeObsolete();
+    let bytes: Uint8Array | null;
     try {
-      await state.index.loadShards(postings, () => this.options.slice.pause());
+      bytes = await this.options.store.load(BASE_KEY);
     } catch (error) {
-      // The postings of some shard are unreadable and the index is empty again: so is every table.
-      this.logDiscard(error, MANIFEST_KEY);
-      for (const members of this.members) {
-        for (const path of members) {
-          state.records.delete(path);
-          state.facts.delete(path);
-          state.metadata.remove(path);
-        }
-        members.clear();
-      }
-      this.written.fill(null);
-      this.manifestDirty = true;
-      return { status: "discarded", discarded: [] };
+      this.logDiscard(error, BASE_KEY);
+      return { status: "discarded", discarded: [BASE_KEY] };
+    }
+    if (!bytes) return { status: "missing", discarded };
+    let base: DecodedBase;
+    try {
+      base = await decodeBase(bytes, () => this.options.slice.pause());
+      bytes = null;
+      await this.restoreBase(state, base);
+    } catch (error) {
+      this.clearState(state);
+      this.logDiscard(error, BASE_KEY);
+      this.stale = true;
+      return { status: "discarded", discarded: [BASE_KEY] };
+    }
+    this.base = { id: base.id, rows: base.rows.length };
+    this.rewrite = false;
+    try {
+      await this.replayJournal(state);
+    } catch (error) {
+      // The base alone is consistent: the files the journal covered are newer than its rows.
+      this.logDiscard(error, JOURNAL_KEY);
+      discarded.push(JOURNAL_KEY);
     }
     return { status: "loaded", discarded };
   }
 
-  private discardedManifest(error: unknown): SnapshotLoad {
-    this.logDiscard(error, MANIFEST_KEY);
-    this.manifestDirty = true;
-    return { status: "discarded", discarded: [] };
-  }
-
-  private logDiscard(error: unknown, key: string): void {
-    this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.options.vault, file: key, reason: describe(error) });
-  }
-
-  /**
-   * Takes in a checked shard's files, facts and metadata; its postings are returned, to be merged
-   * with the other shards' once all are in (see NoteIndex.loadShards).
-   */
-  private async restore(state: SnapshotState, shard: DecodedShard): Promise<StoredShard> {
-    const notes = shard.rows.filter((row) => row.facts !== undefined && row.path.toLowerCase().endsWith(".md")).map((row) => row.path);
-    const indexed = shard.rows.filter((row) => row.lengths !== undefined);
-    const stored: StoredShard = {
-      paths: indexed.map((row) => row.path),
-      lengths: indexed.map((row) => row.lengths),
-      filters: indexed.map((row) => row.filter),
-      // Copied out, so the rest of the file (rows, metadata) is freed while the other shards load.
-      chunks: Array.from({ length: shard.chunkCount }, (_, i) => shard.chunk(i).slice()),
-    };
-    state.index.checkShard(stored);
-    try {
-      for (let i = 0; i < shard.metadataCount; i++) {
-        await this.options.slice.pause();
-        const part = shard.metadata(i);
-        if (state.metadata.importState && !state.metadata.importState(part)) throw new SnapshotError("format", "Shard metadata is unreadable.");
-      }
-    } catch (error) {
-      for (const path of notes) state.metadata.remove(path);
-      throw error;
-    }
-    for (const row of shard.rows) {
-      const record: FileRecord = { path: row.path, size: row.size, mtime: row.mtime, ctime: row.mtime, isNote: row.path.toLowerCase().endsWith(".md") };
-      if (row.hash !== undefined) record.hash = row.hash;
-      state.records.set(row.path, record);
-      if (row.facts) state.facts.set(row.path, row.facts);
-    }
-    return stored;
-  }
-
-  /** Writes the dirty shards `which` accepts, without the manifest (a long build writes as it goes). */
-  async writeShards(state: SnapshotState, which: (shard: number) => boolean): Promise<SnapshotWrite> {
-    return this.exclusive(() => this.writeDirty(state, which));
-  }
-
-  /** Writes every dirty shard, then the manifest naming the snapshot's shards. */
+  /** Writes what changed: a journal against the base, or a new base. */
   async persist(state: SnapshotState): Promise<SnapshotWrite> {
     return this.exclusive(async () => {
-      const summary = await this.writeDirty(state, () => true);
-      if (this.manifestDirty) summary.bytes += await this.writeManifest();
-      return summary;
+      if (!this.stale) return { files: 0, bytes: 0 };
+      if (this.rewrite || !this.base) return this.writeBase(state);
+      return this.writeJournal(state);
     });
   }
 
@@ -242,14 +159,23 @@ export class IndexSnapshots {
   async discardAll(): Promise<void> {
     await this.exclusive(async () => {
       for (const key of await this.options.store.keys()) {
-        if (key === MANIFEST_KEY || isShardKey(key)) await this.options.store.remove(key);
+        if (key === BASE_KEY || key === JOURNAL_KEY || OBSOLETE_KEY.test(key)) await this.options.store.remove(key);
       }
-      this.written.fill(null);
-      this.members.forEach((members, shard) => {
-        if (members.size > 0) this.markDirty(shard);
-      });
-      this.manifestDirty = true;
+      this.base = null;
+      this.startOver();
     });
+  }
+
+  private startOver(): void {
+    this.rewrite = true;
+    this.stale = true;
+    this.changed.clear();
+    this.removed.clear();
+  }
+
+  private checkJournalSize(): void {
+    const limit = Math.max(JOURNAL_MIN_FILES, Math.ceil(JOURNAL_SHARE * (this.base?.rows ?? 0)));
+    if (this.changed.size + this.removed.size > limit) this.startOver();
   }
 
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
@@ -258,157 +184,238 @@ export class IndexSnapshots {
     return run;
   }
 
-  private markDirty(shard: number): void {
-    this.dirtyShards.add(shard);
-    this.generation[shard] = (this.generation[shard]! + 1) >>> 0;
+  private logDiscard(error: unknown, key: string): void {
+    this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.options.vault, file: key, reason: describe(error) });
   }
 
-  private async writeDirty(state: SnapshotState, which: (shard: number) => boolean): Promise<SnapshotWrite> {
-    const summary: SnapshotWrite = { shards: 0, bytes: 0 };
-    for (const shard of [...this.dirtyShards].filter(which).sort((a, b) => a - b)) {
-      await this.options.slice.yield();
-      const bytes = await this.writeShard(state, shard);
-      if (bytes > 0) {
-        summary.shards += 1;
-        summary.bytes += bytes;
-      }
-    }
-    return summary;
-  }
-
-  private async writeShard(state: SnapshotState, shard: number): Promise<number> {
-    const members = this.members[shard]!;
-    let base: BaseShard | null = null;
-    if (this.needsBase(state, shard)) {
-      base = await this.loadBase(shard);
-      const lost = [...members].filter((path) => state.index.has(path) && !this.pending.has(path) && !base?.docs.has(path));
-      if (lost.length > 0) await this.options.reingest(lost);
-    }
-    // Captured without awaiting, as one consistent state; what is captured (records, facts, vectors,
-    // the old file's postings) is never changed in place, so building the file from it can yield.
-    const generation = this.generation[shard]!;
-    const paths = [...members].sort(comparePaths);
-    if (paths.length === 0) {
-      if (this.written[shard]) this.manifestDirty = true;
-      this.written[shard] = null;
-      if (this.generation[shard] === generation) this.dirtyShards.delete(shard);
-      return 0;
-    }
-    const rows: ShardRow[] = [];
-    const remap = new Int32Array(base?.indexed ?? 0).fill(-1);
-    const vectors: Array<[number, DocVector]> = [];
-    const used = new Map<string, DocVector>();
-    const notes: string[] = [];
-    let doc = 0;
-    for (const path of paths) {
-      const record = state.records.get(path);
-      if (!record) continue;
-      const row: ShardRow = { path, mtime: record.mtime, size: record.size };
-      if (record.hash !== undefined) row.hash = record.hash;
-      const facts = state.facts.get(path);
-      if (facts) row.facts = facts;
-      if (state.index.has(path)) {
-        const vector = this.pending.get(path);
-        const old = vector ? undefined : base?.docs.get(path);
-        // Postings neither pending nor in the old file: leaving the row out makes the next start
-        // re-ingest the file, where writing it without postings would lose it from the index.
-        if (!vector && !old) continue;
-        if (vector) {
-          row.lengths = vector.lengths;
-          if (vector.filter) row.filter = vector.filter;
-          vectors.push([doc, vector]);
-          used.set(path, vector);
-        } else {
-          row.lengths = old!.row.lengths;
-          if (old!.row.filter) row.filter = old!.row.filter;
-          remap[old!.doc] = doc;
-        }
-        doc += 1;
-      }
-      if (record.isNote && facts) notes.push(path);
-      rows.push(row);
-    }
-    const slice = this.options.slice;
-    // Exporting packs each note's parsed metadata, too long to do for a whole shard at once. A note
-    // changed between two parts makes the shard dirty again (rewritten next time), and a start after a
-    // crash in between re-ingests it, its file being newer than its row.
-    const metadata: unknown[] = [];
-    if (state.metadata.exportState) {
-      for (let at = 0; at < notes.length; at += METADATA_PART_NOTES) {
-        metadata.push(state.metadata.exportState(notes.slice(at, at + METADATA_PART_NOTES)));
-        await slice.pause();
-      }
-    }
-
-    const builder = new PostingsBuilder(FIELD_COUNT);
-    for (const [number, vector] of vectors) {
-      builder.addVector(number, vector);
-      await slice.pause();
-    }
-    for (const chunk of base?.chunks ?? []) {
-      builder.addRenumbered(chunk, base!.indexed, remap);
-      await slice.pause();
-    }
-    const chunks: PostingsChunk[] = [];
-    for (const chunk of builder.chunkIterator(doc)) {
-      chunks.push(chunk);
-      await slice.pause();
-    }
-    const bytes = await encodeShard({ shard, rows, metadata, chunks }, slice);
-    await this.options.store.save(shardKey(shard), bytes);
-    this.written[shard] = { shard, crc: snapshotChecksum(bytes) ?? 0, bytes: bytes.length, docs: rows.length };
-    this.manifestDirty = true;
-    for (const [path, vector] of used) if (this.pending.get(path) === vector) this.pending.delete(path);
-    if (this.generation[shard] === generation) this.dirtyShards.delete(shard);
-    return bytes.length;
-  }
-
-  private needsBase(state: SnapshotState, shard: number): boolean {
-    for (const path of this.members[shard]!) if (state.index.has(path) && !this.pending.has(path)) return true;
-    return false;
-  }
-
-  /** The shard's file as last written, for the postings of its unchanged notes; null when unusable. */
-  private async loadBase(shard: number): Promise<BaseShard | null> {
-    const entry = this.written[shard];
-    if (!entry) return null;
-    try {
-      const bytes = await this.options.store.load(shardKey(shard));
-      if (!bytes) throw new SnapshotError("truncated", "Shard file is missing.");
-      const decoded = decodeShard(bytes, entry);
-      const docs = new Map<string, { doc: number; row: ShardRow }>();
-      for (const row of decoded.rows) if (row.lengths !== undefined) docs.set(row.path, { doc: docs.size, row });
-      const chunks: PostingsChunk[] = [];
-      for (let i = 0; i < decoded.chunkCount; i++) {
-        await this.options.slice.pause();
-        chunks.push(decodeChunk(decoded.chunk(i), docs.size, FIELD_COUNT));
-      }
-      return { docs, indexed: docs.size, chunks };
-    } catch (error) {
-      this.options.logger.log({
-        level: "warn",
-        event: "index_shard_unreadable",
-        vault: this.options.vault,
-        file: shardKey(shard),
-        reason: describe(error),
-      });
-      this.written[shard] = null;
-      return null;
-    }
-  }
-
-  private async writeManifest(): Promise<number> {
-    const entries = this.written.filter((entry): entry is ManifestEntry => entry !== null);
-    const bytes = encodeManifest({ createdAt: this.options.now(), shards: SHARD_COUNT, entries });
-    await this.options.store.save(MANIFEST_KEY, bytes);
-    this.manifestDirty = false;
-    // Shard files the manifest no longer names (emptied shards, leftovers of a discarded snapshot).
-    const named = new Set(entries.map((entry) => shardKey(entry.shard)));
+  private async removeObsolete(): Promise<void> {
     for (const key of await this.options.store.keys()) {
-      if (isShardKey(key) && !named.has(key)) await this.options.store.remove(key);
+      if (OBSOLETE_KEY.test(key)) await this.options.store.remove(key);
     }
-    return bytes.length;
   }
+
+  private clearState(state: SnapshotState): void {
+    for (const path of state.records.keys()) state.metadata.remove(path);
+    state.records.clear();
+    state.facts.clear();
+    state.index.clear();
+  }
+
+  private async restoreBase(state: SnapshotState, base: DecodedBase): Promise<void> {
+    const slice = this.options.slice;
+    const lengths = new Int32Array(base.docs * FIELD_COUNT);
+    for (let d = 0; d < base.docs; d++) lengths.set(base.rows[d]!.lengths!, d * FIELD_COUNT);
+    for (let at = 0; at < base.rows.length; at++) {
+      this.restoreRow(state, base.rows[at]!);
+      if (at % 256 === 255) await slice.pause();
+    }
+    await state.index.load(
+      {
+        paths: base.rows.slice(0, base.docs).map((row) => row.path),
+        lengths,
+        filters: base.rows.slice(0, base.docs).map((row) => row.filter),
+        terms: base.terms,
+        ranges: base.ranges,
+        postings: base.postings,
+      },
+      () => slice.pause(),
+    );
+  }
+
+  private restoreRow(state: SnapshotState, row: SnapshotRow): void {
+    const isNote = row.path.toLowerCase().endsWith(".md");
+    const record: FileRecord = { path: row.path, size: row.size, mtime: row.mtime, ctime: row.mtime, isNote };
+    if (row.hash !== undefined) record.hash = row.hash;
+    state.records.set(row.path, record);
+    if (row.facts) state.facts.set(row.path, row.facts);
+    else state.facts.delete(row.path);
+    if (row.metadata && row.links && isNote) state.metadata.importNote?.(row.path, { links: row.links, packed: row.metadata });
+  }
+
+  private async replayJournal(state: SnapshotState): Promise<void> {
+    const bytes = await this.options.store.load(JOURNAL_KEY);
+    if (!bytes) return;
+    const journal = decodeJournal(bytes);
+    if (journal.base !== this.base?.id) throw new SnapshotError("format", "Index journal follows another base.");
+    for (const path of journal.removed) {
+      state.records.delete(path);
+      state.facts.delete(path);
+      state.metadata.remove(path);
+      state.index.remove(path);
+      this.removed.add(path);
+      await this.options.slice.pause();
+    }
+    for (const row of journal.rows) {
+      this.restoreRow(state, row);
+      const vector = journal.vectors.get(row.path);
+      if (vector) state.index.insert(row.path, vector);
+      else state.index.remove(row.path);
+      this.changed.set(row.path, vector ?? null);
+      await this.options.slice.pause();
+    }
+  }
+
+  /** The row of a file as the engine holds it now; null when it is gone. */
+  private row(state: SnapshotState, path: string, withLengths: number[] | undefined): SnapshotRow | null {
+    const record = state.records.get(path);
+    if (!record) return null;
+    const row: SnapshotRow = { path, mtime: record.mtime, size: record.size };
+    if (record.hash !== undefined) row.hash = record.hash;
+    const facts = state.facts.get(path);
+    if (facts) row.facts = facts;
+    if (withLengths) row.lengths = withLengths;
+    if (record.isNote) {
+      const packed = state.metadata.exportNote?.(path);
+      if (packed) {
+        row.links = packed.links;
+        row.metadata = packed.packed;
+      }
+    }
+    return row;
+  }
+
+  private async writeJournal(state: SnapshotState): Promise<SnapshotWrite> {
+    const slice = this.options.slice;
+    const rows: SnapshotRow[] = [];
+    const vectors = new Map<string, DocVector>();
+    for (const [path, vector] of this.changed) {
+      const row = this.row(state, path, vector?.lengths);
+      if (!row) continue;
+      if (vector) {
+        if (vector.filter) row.filter = vector.filter;
+        vectors.set(path, vector);
+      }
+      rows.push(row);
+      await slice.pause();
+    }
+    const bytes = encodeJournal({ base: this.base!.id, createdAt: this.options.now(), rows, removed: [...this.removed], vectors });
+    await this.options.store.save(JOURNAL_KEY, bytes);
+    this.stale = false;
+    return { files: 1, bytes: bytes.length };
+  }
+
+  private async writeBase(state: SnapshotState): Promise<SnapshotWrite> {
+    // From here on edits are journaled against the base being written (they reach the next persist).
+    this.stale = false;
+    this.rewrite = false;
+    this.changed.clear();
+    this.removed.clear();
+    try {
+      return await this.encodeAndSaveBase(state);
+    } catch (error) {
+      this.startOver();
+      throw error;
+    }
+  }
+
+  private async encodeAndSaveBase(state: SnapshotState): Promise<SnapshotWrite> {
+    const slice = this.options.slice;
+    const index = state.index;
+    const documents = index.storedDocuments();
+    const limit = index.idLimit;
+    const remap = new Int32Array(limit).fill(-1);
+    let dense = documents.length === limit;
+    documents.forEach((document, d) => {
+      remap[document.id] = d;
+      if (document.id !== d) dense = false;
+    });
+    const rows: SnapshotRow[] = [];
+    const byPath = new Map<string, SnapshotRow>();
+    for (const document of documents) {
+      // An indexed file always has a record; the row keeps the numbering even if it went missing.
+      const row = this.row(state, document.path, document.lengths) ?? { path: document.path, mtime: -1, size: 0, lengths: document.lengths };
+      if (document.filter) row.filter = document.filter;
+      rows.push(row);
+      byPath.set(row.path, row);
+      await slice.pause();
+    }
+    for (const path of [...state.records.keys()].sort(comparePaths)) {
+      if (byPath.has(path)) continue;
+      const row = this.row(state, path, undefined);
+      if (row) {
+        rows.push(row);
+        byPath.set(path, row);
+      }
+      await slice.pause();
+    }
+    const terms: string[] = [];
+    const ranges: number[] = [];
+    const postings: Uint8Array[] = [];
+    for (const stored of index.storedTerms()) {
+      // Postings appended after the documents were taken name none of them.
+      const lists = dense && stored.lists.every((list) => !list || list.encoded().last < limit) ? viewLists(stored) : renumberLists(stored, remap);
+      if (!lists) continue;
+      terms.push(stored.term);
+      for (const list of lists) {
+        ranges.push(list?.length ?? 0);
+        if (list && list.length > 0) postings.push(list);
+      }
+      await slice.pause();
+    }
+    // A file changed while the rows and lists above were taken may have its new row beside old or
+    // partly cleaned postings: its row is marked as matching no file, so that a start whose journal is
+    // lost re-ingests it (with the journal, its entry replaces it anyway).
+    for (const path of [...this.changed.keys(), ...this.removed]) {
+      const row = byPath.get(path);
+      if (row) row.mtime = -1;
+    }
+    const bytes = await encodeBase(
+      { createdAt: this.options.now(), rows, terms, ranges: Uint32Array.from(ranges), postings },
+      () => slice.pause(),
+    );
+    await this.options.store.save(BASE_KEY, bytes);
+    this.base = { id: snapshotChecksum(bytes) ?? 0, rows: rows.length };
+    // A journal now names the old base: the next load would ignore it; removed to save room.
+    await this.options.store.remove(JOURNAL_KEY);
+    if (this.changed.size > 0 || this.removed.size > 0) this.stale = true;
+    return { files: 1, bytes: bytes.length };
+  }
+}
+
+/** The term's lists as stored bytes (views), when the index's short ids are the base's numbering. */
+function viewLists(stored: StoredTerm): Array<Uint8Array | undefined> | null {
+  let any = false;
+  const lists = stored.lists.map((list) => {
+    if (!list || list.size === 0) return undefined;
+    any = true;
+    const { bytes, start, end } = list.encoded();
+    return bytes.subarray(start, end);
+  });
+  return any ? lists : null;
+}
+
+/** The term's lists re-encoded in the base's numbering, postings of removed documents dropped. */
+function renumberLists(stored: StoredTerm, remap: Int32Array): Array<Uint8Array | undefined> | null {
+  let any = false;
+  const lists = stored.lists.map((list) => {
+    if (!list || list.size === 0) return undefined;
+    const bytes = renumber(list, remap);
+    if (bytes.length > 0) any = true;
+    return bytes.length > 0 ? bytes : undefined;
+  });
+  return any ? lists : null;
+}
+
+function renumber(list: PostingList, remap: Int32Array): Uint8Array {
+  const out = new Uint8Array(list.encoded().end - list.encoded().start + 16);
+  let buffer = out;
+  let at = 0;
+  let previous = -1;
+  list.forEachPosting((id, frequency) => {
+    const doc = id < remap.length ? remap[id]! : -1;
+    if (doc < 0) return true;
+    if (at + 10 > buffer.length) {
+      const grown = new Uint8Array(buffer.length * 2 + 16);
+      grown.set(buffer.subarray(0, at));
+      buffer = grown;
+    }
+    const code = frequency < 4 ? frequency : 0;
+    at = writeVarint(buffer, at, (doc - previous) * 4 + code);
+    if (code === 0) at = writeVarint(buffer, at, frequency);
+    previous = doc;
+    return true;
+  });
+  return buffer.subarray(0, at);
 }
 
 function comparePaths(a: string, b: string): number {

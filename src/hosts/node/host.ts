@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { HistoryPort, Logger } from "../../core/ports";
+import { WorkerBulkIngest } from "./bulk-ingest";
 import { FsVault } from "./fs-vault";
 import { FsWriter } from "./fs-writer";
 import { openHistory, type RemotePush } from "./history";
@@ -25,6 +26,8 @@ export interface NodeVaultOptions {
   persistDelayMs?: number;
   /** The private history (SPEC §9), in the data folder; on unless false. */
   history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
+  /** Worker threads for a large build (one per core when unset); 0 builds in the main thread. */
+  ingestWorkers?: number;
 }
 
 export function defaultDataDir(): string {
@@ -74,6 +77,16 @@ export class NodeVaultHost {
       clock: systemClock,
       logger: options.logger,
       yielder: setImmediateYielder,
+      ...(options.ingestWorkers !== 0 && WorkerBulkIngest.available()
+        ? {
+            bulk: new WorkerBulkIngest({
+              root: this.vault.root,
+              vault: options.name,
+              logger: options.logger,
+              ...(options.ingestWorkers !== undefined ? { workers: options.ingestWorkers } : {}),
+            }),
+          }
+        : {}),
     });
   }
 

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type MiniSearch from "minisearch";
 import type { Query } from "minisearch";
-import { QueryEvaluator, matchedTerm } from "../../../src/core/search/evaluator";
+import { QueryEvaluator, matchedTerm, type DocumentTable } from "../../../src/core/search/evaluator";
 import { NoteIndex, type IndexDoc } from "../../../src/core/search/note-index";
 import { phraseCandidateTerms } from "../../../src/core/search/phrase";
 import { parseQuery, type QueryTerm } from "../../../src/core/search/query";
@@ -32,6 +32,11 @@ function helpDocs(): IndexDoc[] {
 /** The MiniSearch instance inside a NoteIndex: the library's own search is the reference here. */
 function engineOf(index: NoteIndex): MiniSearch<never> {
   return (index as unknown as { engine: MiniSearch<never> }).engine;
+}
+
+function evaluatorOf(index: NoteIndex): QueryEvaluator {
+  const inside = index as unknown as { engine: MiniSearch<never>; documents: DocumentTable };
+  return new QueryEvaluator(inside.engine, inside.documents);
 }
 
 /** The same terms as a query for MiniSearch's own search. */
@@ -71,7 +76,7 @@ test("the evaluator scores, matches and expands exactly as MiniSearch's own sear
   const index = new NoteIndex();
   for (const doc of helpDocs()) index.add(doc);
   const engine = engineOf(index);
-  const evaluator = new QueryEvaluator(engine);
+  const evaluator = evaluatorOf(index);
   let compared = 0;
   for (const query of QUERIES) {
     const terms = termsOf(query);
@@ -87,14 +92,24 @@ test("the evaluator scores, matches and expands exactly as MiniSearch's own sear
       assert.deepEqual(matched.sort(), [...result.queryTerms].sort(), query);
       // Bit for bit: the same additions in the same order.
       assert.equal(evaluation.scores[i]! * Math.max(1, matched.length), result.score, `${query}: ${result.id as string}`);
-      assert.deepEqual(evaluation.terms(id), [...result.terms].sort(), query);
+      assert.deepEqual(evaluation.terms([id])[0], [...result.terms].sort(), query);
       compared += 1;
     }
   }
   assert.ok(compared > 500, `${compared} hits compared`);
 });
 
-test("a discarded note is skipped and counted out of the term's frequency, as MiniSearch does", () => {
+test("terms of several hits at once are each hit's own", () => {
+  const index = new NoteIndex();
+  for (const doc of helpDocs()) index.add(doc);
+  const terms = termsOf("sync* plugin");
+  const evaluation = evaluatorOf(index).evaluate(terms);
+  const ids = Array.from(evaluation.ids.slice(0, 25)).reverse();
+  assert.deepEqual(evaluation.terms(ids), ids.map((id) => evaluation.terms([id])[0]));
+  assert.ok(new Set(evaluation.terms(ids).map((found) => found.join(" "))).size > 1, "the hits differ in their terms");
+});
+
+test("a removed note is skipped and counted out of the term's frequency, as MiniSearch does once it met it", () => {
   const index = new NoteIndex();
   const docs = helpDocs();
   for (const doc of docs) index.add(doc);
@@ -102,17 +117,34 @@ test("a discarded note is skipped and counted out of the term's frequency, as Mi
   const engine = engineOf(index);
   for (const query of ["sync", "note links"]) {
     const terms = termsOf(query);
-    // First: MiniSearch's search drops the discarded postings it meets, which changes later scores.
-    const evaluation = new QueryEvaluator(engine).evaluate(terms);
+    // The engine drops a list's removed postings before scoring it; MiniSearch drops them as its
+    // search meets them, so its scores match from its second search on.
+    const evaluation = evaluatorOf(index).evaluate(terms);
+    engine.search(queryTree(terms));
     const reference = new Map(engine.search(queryTree(terms)).map((result) => [result.id as string, result.score]));
     assert.equal(evaluation.ids.length, reference.size, query);
     for (let i = 0; i < evaluation.ids.length; i++) {
       const path = evaluation.path(evaluation.ids[i]!);
-      assert.ok(!docs.slice(0, 5).some((doc) => doc.path === path), "no discarded note");
+      assert.ok(!docs.slice(0, 5).some((doc) => doc.path === path), "no removed note");
       const quality = terms.filter((_, t) => matchedTerm(evaluation, i, t)).length;
       assert.equal(evaluation.scores[i]! * quality, reference.get(path), `${query}: ${path}`);
     }
   }
+});
+
+test("a note replaced after a query was answered is scored by its new terms only", async () => {
+  const index = new NoteIndex();
+  index.add({ path: "a.md", title: "a", aliases: [], headings: [], tags: [], body: "heron heron" });
+  index.add({ path: "b.md", title: "b", aliases: [], headings: [], tags: [], body: "heron" });
+  const terms = [{ term: "heron", prefix: false, fuzzy: 0, weight: 1 }];
+  const before = evaluatorOf(index).evaluate(terms);
+  assert.equal(before.ids.length, 2);
+  index.add({ path: "a.md", title: "a", aliases: [], headings: [], tags: [], body: "pelican" });
+  const fresh = new NoteIndex();
+  fresh.add({ path: "b.md", title: "b", aliases: [], headings: [], tags: [], body: "heron" });
+  fresh.add({ path: "a.md", title: "a", aliases: [], headings: [], tags: [], body: "pelican" });
+  const page = await index.search(parseQuery("heron"), { limit: 10, offset: 0 });
+  assert.deepEqual(page, await fresh.search(parseQuery("heron"), { limit: 10, offset: 0 }));
 });
 
 test("a query of more than 32 terms keeps every term's bit apart", () => {
@@ -121,7 +153,7 @@ test("a query of more than 32 terms keeps every term's bit apart", () => {
   const engine = engineOf(index);
   const words = [...Array.from({ length: 40 }, (_, i) => `nosuchword${i}`), "sync", "canvas", "hotkeys"];
   const terms = words.map((term) => ({ term, prefix: false, fuzzy: 0, weight: 1 }));
-  const evaluation = new QueryEvaluator(engine).evaluate(terms);
+  const evaluation = evaluatorOf(index).evaluate(terms);
   assert.equal(evaluation.words, 2);
   const reference = new Map(engine.search(queryTree(terms)).map((result) => [result.id as string, result]));
   assert.equal(evaluation.ids.length, reference.size);

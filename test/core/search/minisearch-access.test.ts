@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import MiniSearch from "minisearch";
 import { MiniSearchWriter } from "../../../src/core/search/minisearch-access";
+import { PostingList } from "../../../src/core/search/posting-list";
 import { tokenize } from "../../../src/core/search/tokenizer";
 
 interface Note {
@@ -39,11 +40,19 @@ test("documents written directly hold exactly what MiniSearch's own add builds",
     });
     const shortId = writer.addDocument(note.id, fields.map((terms) => terms.size));
     fields.forEach((terms, field) => {
-      for (const [term, frequency] of terms) writer.fieldPostings(term, field).append(shortId, frequency);
+      for (const [term, frequency] of terms) {
+        const data = writer.termData(term);
+        let list = data.get(field);
+        if (!list) data.set(field, (list = new PostingList()));
+        list.append(shortId, frequency);
+      }
     });
   }
   assert.deepEqual(written.toJSON(), added.toJSON());
   assert.deepEqual([...writer.ids()].sort(), notes.map((note) => note.id).sort());
+  assert.equal(writer.shortId("b.md"), 1);
+  assert.equal(writer.documentId(1), "b.md");
+  assert.equal(writer.nextShortId, notes.length);
   for (const query of ["bucket", "grosse", "東京", "tok"]) {
     assert.deepEqual(written.search(query, { prefix: true }), added.search(query, { prefix: true }), query);
   }

@@ -2,9 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIELD_COUNT, NoteIndex, type IndexDoc, type NoteSearchOptions, type StoredShard } from "../../../src/core/search/note-index";
-import { PostingsBuilder, encodeChunk, type DocVector } from "../../../src/core/search/postings";
+import { FIELD_COUNT, NoteIndex, type DocVector, type IndexDoc, type LoadedIndex, type NoteSearchOptions } from "../../../src/core/search/note-index";
+import { IndexBuilder } from "../../../src/core/search/index-builder";
 import { parseQuery } from "../../../src/core/search/query";
+import { PostingList } from "../../../src/core/search/posting-list";
 import { SnapshotError } from "../../../src/core/search/snapshot";
 import { tokenize } from "../../../src/core/search/tokenizer";
 import { HELP_VAULT } from "../../support/vaults";
@@ -136,14 +137,9 @@ test("without loadText a phrase counts as present when all its words are and the
   const page = await index.search(parseQuery('"token bucket"'), { limit: 10, offset: 0 });
   assert.deepEqual(page.hits.map((hit) => hit.path), ["Rate limiting/Token bucket.md"]);
   // Notes loaded without filters (a snapshot that lacks them) fall back to the words alone.
-  const vectors = corpus.map((entry) => ({ path: entry.path, vector: index.add(entry) }));
+  const stored = storedIndex(index);
   const unfiltered = new NoteIndex();
-  const builder = new PostingsBuilder(FIELD_COUNT);
-  vectors.forEach(({ vector }, position) => builder.addVector(position, vector));
-  await unfiltered.loadShards(
-    [{ paths: vectors.map(({ path }) => path), lengths: vectors.map(({ vector }) => vector.lengths), chunks: builder.chunks(vectors.length).map(encodeChunk) }],
-    noPause,
-  );
+  await unfiltered.load({ ...stored, filters: stored.filters.map(() => undefined) }, noPause);
   const fallback = await unfiltered.search(parseQuery('"token bucket"'), { limit: 10, offset: 0 });
   assert.deepEqual(fallback.hits.map((hit) => hit.path).sort(), ["Notes/Bucket brigade.md", "Rate limiting/Token bucket.md"]);
 });
@@ -226,103 +222,127 @@ test("add, replace, remove, has, size and paths", async () => {
   assert.deepEqual(index.paths(), [...corpus.map((entry) => entry.path).filter((path) => path !== "Notes/Painting.md"), "New/Fresh.md"].sort());
 });
 
-const noPause = async (): Promise<void> => undefined;
-
-/** The index's notes spread over `count` shards as a snapshot stores them, chunks cut small. */
-function storedShards(vectors: ReadonlyMap<string, DocVector>, count: number): StoredShard[] {
-  const ordered = [...vectors.keys()].sort();
-  return Array.from({ length: count }, (_, shard) => {
-    const paths = ordered.filter((_, position) => position % count === shard);
-    const builder = new PostingsBuilder(FIELD_COUNT);
-    paths.forEach((path, position) => builder.addVector(position, vectors.get(path)!));
-    return {
-      paths,
-      lengths: JSON.parse(JSON.stringify(paths.map((path) => vectors.get(path)!.lengths))) as unknown[],
-      filters: paths.map((path) => vectors.get(path)!.filter),
-      chunks: builder.chunks(Math.max(1, paths.length), 40).map(encodeChunk),
-    };
-  });
+/**
+ * The index as a snapshot stores it: documents numbered in short-id order, each term's lists
+ * renumbered to match and concatenated.
+ */
+function storedIndex(index: NoteIndex): LoadedIndex {
+  const documents = index.storedDocuments();
+  const numbers = new Map(documents.map((document, d) => [document.id, d]));
+  const terms: string[] = [];
+  const ranges: number[] = [];
+  const bytes: number[] = [];
+  for (const { term, lists } of index.storedTerms()) {
+    const encoded = lists.map((list) => {
+      const out = new PostingList();
+      list?.forEachPosting((id, frequency) => {
+        const d = numbers.get(id);
+        if (d !== undefined) out.append(d, frequency);
+      });
+      const { bytes: raw, start, end } = out.encoded();
+      return Array.from(raw.subarray(start, end));
+    });
+    if (encoded.every((list) => list.length === 0)) continue;
+    terms.push(term);
+    for (const list of encoded) {
+      ranges.push(list.length);
+      bytes.push(...list);
+    }
+  }
+  return {
+    paths: documents.map((document) => document.path),
+    lengths: Int32Array.from(documents.flatMap((document) => document.lengths)),
+    filters: documents.map((document) => document.filter),
+    terms,
+    ranges: Uint32Array.from(ranges),
+    postings: Uint8Array.from(bytes),
+  };
 }
 
-test("shards' postings, encoded and merged, load into a fresh index that answers identically", async () => {
-  const index = new NoteIndex();
-  const vectors = new Map<string, DocVector>();
-  for (const entry of corpus) vectors.set(entry.path, index.add(entry));
+const noPause = async (): Promise<void> => undefined;
+
+test("an index stored and loaded as views of its bytes answers exactly as the index it came from", async () => {
+  const index = buildIndex();
   index.remove("Notes/Painting.md");
-  vectors.delete("Notes/Painting.md");
-  vectors.set("Notes/Leaky bucket.md", index.replace(doc("Notes/Leaky bucket.md", "A leaky bucket loses water at a constant rate.")));
-  // Compared with an index built from the final notes: the edited one keeps discarded postings until
-  // vacuumed, which MiniSearch still counts in document frequencies.
+  index.add(doc("Notes/Leaky bucket.md", "A leaky bucket loses water at a constant rate."));
+  const options = { limit: 20, offset: 0, loadText: async (path: string) => texts.get(path) ?? null };
+  const restored = new NoteIndex();
+  await restored.load(storedIndex(index), noPause);
+  assert.equal(restored.size, index.size);
+  assert.deepEqual(restored.paths(), index.paths());
+  // Compared with an index built from the final notes: the loaded one holds no removed postings.
   const fresh = buildIndex(corpus.filter((entry) => entry.path !== "Notes/Painting.md" && entry.path !== "Notes/Leaky bucket.md"));
   fresh.add(doc("Notes/Leaky bucket.md", "A leaky bucket loses water at a constant rate."));
+  for (const query of ["bucket", "restore an older snapshot of a note", '"token bucket"', "grosse", "東京", "buck* -token", "water", "a"]) {
+    assert.deepEqual(await restored.search(parseQuery(query), options), await fresh.search(parseQuery(query), options), query);
+    assert.deepEqual(await restored.search(parseQuery(query), options), await index.search(parseQuery(query), options), query);
+  }
+  restored.add(doc("Notes/Later.md", "a later bucket"));
+  assert.ok((await paths(restored, "later")).includes("Notes/Later.md"), "adding after a load works");
+  restored.add(doc("Notes/Leaky bucket.md", "now about herons"));
+  assert.deepEqual(await paths(restored, "herons"), ["Notes/Leaky bucket.md"], "a loaded note can be replaced");
+  assert.ok(!(await paths(restored, "water")).includes("Notes/Leaky bucket.md"));
+  restored.remove("Notes/Later.md");
+  assert.deepEqual(await paths(restored, "later"), []);
+});
+
+test("batches of a builder with its own term table index exactly what adding the notes one by one does", async () => {
+  const one = new NoteIndex();
+  const batched = new NoteIndex();
+  one.add(doc("Before/Bucket.md", "an older bucket of tokens"));
+  batched.add(doc("Before/Bucket.md", "an older bucket of tokens"));
+  const builder = new IndexBuilder();
+  const terms = batched.batchTerms();
+  for (const [position, entry] of corpus.entries()) {
+    one.add(entry);
+    builder.addNote(entry);
+    if (position % 4 === 3) batched.appendBatch(builder.take(), terms);
+  }
+  batched.appendBatch(builder.take(), terms);
+  assert.deepEqual(batched.paths(), one.paths());
   const options = { limit: 20, offset: 0, loadText: async (path: string) => texts.get(path) ?? null };
-  for (const count of [1, 3, 4]) {
-    const shards = storedShards(vectors, count);
-    assert.ok(shards.some((shard) => shard.chunks.length > 1), "several chunks");
-    const restored = new NoteIndex();
-    for (const shard of shards) restored.checkShard(shard);
-    await restored.loadShards(shards, noPause);
-    assert.equal(restored.size, index.size);
-    assert.deepEqual(restored.paths(), index.paths());
-    for (const query of ["bucket", "restore an older snapshot of a note", '"token bucket"', "grosse", "東京", "buck* -token", "water", "a"]) {
-      assert.deepEqual(await restored.search(parseQuery(query), options), await fresh.search(parseQuery(query), options), `${count} shards: ${query}`);
-    }
-    restored.add(doc("Notes/Later.md", "a later bucket"));
-    assert.ok((await paths(restored, "later")).includes("Notes/Later.md"), "adding after a load works");
-    restored.add(doc("Notes/Leaky bucket.md", "now about herons"));
-    assert.deepEqual(await paths(restored, "herons"), ["Notes/Leaky bucket.md"], "a loaded note can be replaced");
-    assert.ok(!(await paths(restored, "water")).includes("Notes/Leaky bucket.md"));
+  for (const query of ["bucket", "tokens", '"token bucket"', "grosse", "東京", "snapshots", "sync -mobile"]) {
+    assert.deepEqual(await batched.search(parseQuery(query), options), await one.search(parseQuery(query), options), query);
   }
 });
 
-test("shards loaded into an index that already holds notes add to its postings", async () => {
-  const vectors = new Map<string, DocVector>();
-  const reference = new NoteIndex();
-  for (const entry of corpus) vectors.set(entry.path, reference.add(entry));
+test("add returns the note's term vector, and insert from it indexes the same", async () => {
   const index = new NoteIndex();
-  index.add(doc("Before/Bucket.md", "an older bucket of tokens"));
-  await index.loadShards(storedShards(vectors, 2), noPause);
-  reference.add(doc("Before/Bucket.md", "an older bucket of tokens"));
-  assert.deepEqual(index.paths(), reference.paths());
-  for (const query of ["bucket", "tokens"]) {
-    assert.deepEqual(
-      (await index.search(parseQuery(query), { limit: 20, offset: 0 })).hits.map((hit) => hit.path).sort(),
-      (await reference.search(parseQuery(query), { limit: 20, offset: 0 })).hits.map((hit) => hit.path).sort(),
-      query,
-    );
+  const copy = new NoteIndex();
+  for (const entry of corpus) {
+    const vector: DocVector = index.add(entry, true)!;
+    assert.deepEqual(vector.lengths.length, FIELD_COUNT);
+    vector.terms.forEach((terms, field) => assert.equal(terms.length, vector.lengths[field]));
+    copy.insert(entry.path, JSON.parse(JSON.stringify({ ...vector, filter: undefined })) as DocVector);
+  }
+  assert.equal(index.add(corpus[0]!), null, "no vector unless asked");
+  for (const query of ["bucket", "tokens", "grosse", "東京", "snapshots"]) {
+    assert.deepEqual(await copy.search(parseQuery(query), { limit: 20, offset: 0 }), await index.search(parseQuery(query), { limit: 20, offset: 0 }), query);
   }
 });
 
-test("checkShard refuses malformed lengths and filters, and loadShards a malformed chunk, leaving the index empty", async () => {
-  const index = new NoteIndex();
-  const lengths = [[1, 0, 0, 0, 1]];
+test("load refuses malformed tables, terms and postings, leaving the index empty and usable", async () => {
+  const stored = storedIndex(buildIndex());
   const format = (error: unknown): boolean => error instanceof SnapshotError && error.reason === "format";
-  const refused: Array<[string, StoredShard]> = [
-    ["too few lengths", { paths: ["a.md"], lengths: [[1, 0]], chunks: [] }],
-    ["lengths of another count", { paths: ["a.md", "b.md"], lengths, chunks: [] }],
-    ["a negative length", { paths: ["a.md"], lengths: [[1, 0, 0, 0, -1]], chunks: [] }],
-    ["a filter of a foreign size", { paths: ["a.md"], lengths, filters: [new Uint8Array(3)], chunks: [] }],
+  const broken: Array<[string, LoadedIndex]> = [
+    ["lengths of another count", { ...stored, lengths: stored.lengths.subarray(1) }],
+    ["a negative length", { ...stored, lengths: stored.lengths.map((length, i) => (i === 2 ? -1 : length)) }],
+    ["a filter of a wrong size", { ...stored, filters: stored.filters.map((filter, i) => (i === 0 ? new Uint8Array(5) : filter)) }],
+    ["a note twice", { ...stored, paths: stored.paths.map((path, i) => (i === 1 ? stored.paths[0]! : path)) }],
+    ["a term twice", { ...stored, terms: stored.terms.map((term, i) => (i === 1 ? stored.terms[0]! : term)) }],
+    ["ranges past the postings", { ...stored, postings: stored.postings.subarray(0, stored.postings.length - 1) }],
+    ["postings no term names", { ...stored, postings: Uint8Array.from([...stored.postings, 4]) }],
+    ["an id past the notes", { ...stored, paths: stored.paths.slice(0, 3), lengths: stored.lengths.subarray(0, 3 * FIELD_COUNT), filters: stored.filters.slice(0, 3) }],
   ];
-  const good = encodeChunk({ terms: ["x", "y"], lists: [[0, 1, 0], [4, 1, 0]] });
-  refused.push(["postings without notes", { paths: [], lengths: [], chunks: [good] }]);
-  for (const [what, shard] of refused) {
-    assert.throws(() => index.checkShard(shard), format, what);
-    await assert.rejects(index.loadShards([shard], noPause), format, what);
-    assert.equal(index.size, 0, what);
+  for (const [what, index] of broken) {
+    const target = new NoteIndex();
+    await assert.rejects(target.load(index, noPause), format, what);
+    assert.equal(target.size, 0, what);
+    target.add(doc("a.md", "still usable"));
+    assert.deepEqual(await paths(target, "usable"), ["a.md"], what);
   }
-  index.add(doc("Kept/Before.md", "x marks the spot"));
-  const broken: Array<[string, Uint8Array]> = [
-    ["a chunk cut short", good.subarray(0, good.length - 1)],
-    ["a field out of range", encodeChunk({ terms: ["x", "y"], lists: [[0, 1, 0], [9, 1, 0]] })],
-  ];
-  for (const [what, chunk] of broken) {
-    const shards = [{ paths: ["a.md"], lengths, chunks: [good] }, { paths: ["b.md"], lengths, chunks: [chunk] }];
-    await assert.rejects(index.loadShards(shards, noPause), format, what);
-    assert.equal(index.size, 0, what);
-    assert.deepEqual(await paths(index, "x"), [], what);
-  }
-  await index.loadShards([{ paths: ["a.md"], lengths, chunks: [good] }], noPause);
-  assert.deepEqual(await paths(index, "y"), ["a.md"]);
+  const busy = buildIndex();
+  await assert.rejects(busy.load(stored, noPause), /empty index/);
 });
 
 test("a phrase with many candidates reads them in rank order only until the page is full, and estimates the total", async () => {

@@ -8,18 +8,14 @@ type Operation =
   | { kind: "append"; id: number; frequency: number }
   | { kind: "delete"; id: number }
   | { kind: "deleteWhileIterating"; every: number }
-  | { kind: "appendPairs"; pairs: Array<[number, number]> };
+  | { kind: "retain"; alive: number[] };
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ kind: fc.constant("set" as const), id: fc.integer({ min: 0, max: 40 }), frequency: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ kind: fc.constant("append" as const), id: fc.integer({ min: 0, max: 40 }), frequency: fc.integer({ min: 1, max: 9 }) }),
   fc.record({ kind: fc.constant("delete" as const), id: fc.integer({ min: 0, max: 40 }) }),
   fc.record({ kind: fc.constant("deleteWhileIterating" as const), every: fc.integer({ min: 1, max: 4 }) }),
-  // Any ids, in any order: out-of-order runs must land one by one, ascending ones in bulk.
-  fc.record({
-    kind: fc.constant("appendPairs" as const),
-    pairs: fc.array(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 9 })), { maxLength: 20 }),
-  }),
+  fc.record({ kind: fc.constant("retain" as const), alive: fc.array(fc.integer({ min: 0, max: 45 }), { maxLength: 30 }) }),
 );
 
 /** What MiniSearch observes of a Map<number, number>, in the order it would see it. */
@@ -38,9 +34,18 @@ test("a PostingList answers every call MiniSearch makes exactly as a Map would, 
           map.set(op.id, op.frequency);
           if (op.kind === "set") list.set(op.id, op.frequency);
           else list.append(op.id, op.frequency);
-        } else if (op.kind === "appendPairs") {
-          for (const [id, frequency] of op.pairs) map.set(id, frequency);
-          list.appendPairs(Int32Array.from(op.pairs.flat()), op.pairs.length);
+        } else if (op.kind === "retain") {
+          // Ids up to 45 against a table of 42: ids past its end count as removed too.
+          const alive = new Uint8Array(42);
+          for (const id of op.alive) if (id < alive.length) alive[id] = 1;
+          let dropped = 0;
+          for (const id of [...map.keys()]) {
+            if (alive[id] !== 1) {
+              map.delete(id);
+              dropped += 1;
+            }
+          }
+          assert.equal(list.retain(alive), dropped);
         } else if (op.kind === "delete") {
           assert.equal(list.delete(op.id), map.delete(op.id));
         } else {
@@ -58,7 +63,7 @@ test("a PostingList answers every call MiniSearch makes exactly as a Map would, 
       assert.deepEqual(observe(list), observe(map));
       assert.deepEqual(Object.fromEntries(list), Object.fromEntries(map), "as MiniSearch's toJSON reads it");
     }),
-    { numRuns: 300 },
+    { numRuns: 400 },
   );
 });
 
@@ -82,16 +87,50 @@ test("a long list appended in order holds every posting", () => {
   assert.deepEqual([...list.keys()].slice(0, 3), [0, 1, 3], "an id inserted in the middle keeps the order");
 });
 
-test("fromPairs takes over well-formed pairs and rebuilds any others in order", () => {
-  const pairs = Int32Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? i * 3 : 2));
-  const list = PostingList.fromPairs(pairs);
-  assert.equal(list.size, 50);
-  assert.deepEqual([...list.keys()].slice(0, 3), [0, 6, 12]);
-  list.append(1000, 4);
-  list.set(7, 1);
-  assert.equal(list.size, 52);
-  assert.equal(list.get(7), 1);
-  assert.deepEqual(observe(PostingList.fromPairs(Int32Array.from([5, 1, 2, 3]))), observe(new Map([[2, 3], [5, 1]])), "ids out of order");
-  assert.deepEqual(observe(PostingList.fromPairs(Int32Array.from([2, 0, 5, 1]))), observe(new Map([[5, 1]])), "a zero frequency is no posting");
-  assert.deepEqual(observe(PostingList.fromPairs(Int32Array.from([1, 1]))), observe(new Map([[1, 1]])), "a short list");
+test("postings are one byte each for a frequent word of low frequency, and frequencies of any size survive", () => {
+  const list = new PostingList();
+  for (let id = 0; id < 1000; id++) list.append(id, (id % 3) + 1);
+  const { start, end, count, last } = list.encoded();
+  assert.equal(end - start, 1000);
+  assert.equal(count, 1000);
+  assert.equal(last, 999);
+  const large = new PostingList();
+  for (const [id, frequency] of [[0, 4], [7, 1_000_000], [2 ** 28, 3], [2 ** 28 + 200, 2 ** 31 - 1]] as const) large.append(id, frequency);
+  assert.deepEqual([...large], [[0, 4], [7, 1_000_000], [2 ** 28, 3], [2 ** 28 + 200, 2 ** 31 - 1]]);
+});
+
+test("a view over stored bytes answers as the list it was taken from, and copies itself before a change", () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 5000 }), { maxLength: 60 }), fc.integer({ min: 1, max: 300 }), (ids, frequency) => {
+      const original = new PostingList();
+      for (const id of [...ids].sort((a, b) => a - b)) original.append(id, ((id * frequency) % 300) + 1);
+      const encoded = original.encoded();
+      // Stored among other bytes, as in a snapshot.
+      const stored = new Uint8Array(encoded.end - encoded.start + 6).fill(0xff);
+      stored.set(encoded.bytes.subarray(encoded.start, encoded.end), 3);
+      const checked = PostingList.check(stored, 3, stored.length - 3, 5001);
+      assert.deepEqual(checked, { count: encoded.count, last: encoded.last });
+      const view = PostingList.view(stored, 3, stored.length - 3, checked.count, checked.last);
+      assert.deepEqual(observe(view), observe(original));
+      const before = stored.slice();
+      view.append(6000, 2);
+      view.delete(ids[0] ?? 6000);
+      assert.deepEqual(stored, before, "the stored bytes are never written");
+    }),
+  );
+});
+
+test("check refuses lists a faulty writer could leave: cut short, ids out of range or not ascending, padded frequencies", () => {
+  const list = new PostingList();
+  list.append(3, 1);
+  list.append(9, 7);
+  const { bytes, start, end } = list.encoded();
+  const good = bytes.slice(start, end);
+  assert.deepEqual(PostingList.check(good, 0, good.length, 10), { count: 2, last: 9 });
+  assert.equal(PostingList.check(good, 0, good.length, 9), null, "an id past the document count");
+  assert.equal(PostingList.check(good, 0, good.length - 1, 10), null, "cut inside a posting");
+  assert.equal(PostingList.check(Uint8Array.of(0x81), 0, 1, 10), null, "a varint that never ends");
+  assert.equal(PostingList.check(Uint8Array.of(0x01), 0, 1, 10), null, "a gap of zero");
+  assert.equal(PostingList.check(Uint8Array.of(0x04, 0x02), 0, 2, 10), null, "a frequency under 4 written long");
+  assert.deepEqual(PostingList.check(new Uint8Array(0), 0, 0, 10), { count: 0, last: -1 });
 });

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { forEachWordPiece, normalizeTerm, STOP_WORDS, tokenize, tokenizeWithWords, wordSequence } from "../../../src/core/search/tokenizer";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { TermTable, termHash } from "../../../src/core/search/term-table";
+import { forEachWordPiece, normalizeTerm, scanTerms, STOP_WORDS, TermScan, tokenize, tokenizeWithWords, wordSequence } from "../../../src/core/search/tokenizer";
+import { EDGE_VAULT, HELP_VAULT, vaultFiles } from "../../support/vaults";
 
 test("diacritics fold so a query typed without them finds the word", () => {
   assert.deepEqual(tokenize("Über die Größe der Straße"), ["uber", "die", "grosse", "der", "strasse"]);
@@ -126,4 +130,53 @@ test("tokenizeWithWords gives exactly tokenize and wordSequence of the same text
     }),
     { numRuns: 300 },
   );
+});
+
+/** What scanTerms produced, as strings: the terms through the table, the word hashes as they are. */
+function scanned(text: string, table: TermTable, scan: TermScan): { terms: string[]; words: number[] } {
+  scanTerms(text, table, scan);
+  return {
+    terms: Array.from(scan.terms.subarray(0, scan.termCount), (number) => table.terms[number]!),
+    words: Array.from(scan.words.subarray(0, scan.wordCount)),
+  };
+}
+
+test("scanTerms gives exactly tokenize's terms, numbered, and the hashes of wordSequence's words", () => {
+  const piece = fc.constantFrom(
+    "Token", "bucket", "BUCKET", "Größe", "東京で雨", "ｶﾀｶﾅ", "½", "https", "://", "www", "WWW", "mailto", "MailTo", ":", ".", " ", "-",
+    "12345678", "123456", "deadbeefdeadbeef1", "DEADBEEFDEADBEEF1", "abcdefabcdefabcd", "\n", "한국어", "é", "e\u0301", "a".repeat(40), "b".repeat(41), "x9",
+  );
+  const table = new TermTable();
+  const scan = new TermScan();
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+      const text = pieces.join("");
+      const { terms, words } = tokenizeWithWords(text);
+      assert.deepEqual(scanned(text, table, scan), { terms, words: words.map(termHash) });
+    }),
+    { numRuns: 2000 },
+  );
+  // Numbers are stable: a term keeps its number, a new term gets the next one.
+  const size = table.size;
+  assert.equal(table.number("bucket"), table.find("bucket"));
+  assert.equal(table.number("a-term-never-seen"), size);
+  assert.equal(table.find("another-term-never-seen"), -1);
+});
+
+test("scanTerms agrees with tokenize on every note of both fixture vaults", () => {
+  const table = new TermTable();
+  const scan = new TermScan();
+  let compared = 0;
+  for (const vault of [HELP_VAULT, EDGE_VAULT]) {
+    for (const file of vaultFiles(vault).filter((name) => name.endsWith(".md"))) {
+      const text = readFileSync(path.join(vault, file), "utf8");
+      const { terms, words } = tokenizeWithWords(text);
+      assert.deepEqual(scanned(text, table, scan), { terms, words: words.map(termHash) }, file);
+      compared += 1;
+    }
+  }
+  assert.ok(compared > 150, `${compared} notes`);
+  // The table grew through thousands of terms and rehashes, and still finds each by its own string.
+  assert.ok(table.size > 5000, String(table.size));
+  table.terms.forEach((term, number) => assert.equal(table.find(term), number));
 });

@@ -4,10 +4,8 @@ import { readFileSync, rmSync, utimesSync, writeFileSync, existsSync, mkdirSync 
 import path from "node:path";
 import type { IndexStore, LogRecord } from "../../../src/core/ports";
 import { Engine } from "../../../src/core/vault/engine";
-import { MANIFEST_KEY, decodeManifest, encodeManifest, shardKey, shardOf } from "../../../src/core/vault/index-shards";
-import { FIELD_COUNT } from "../../../src/core/search/note-index";
-import { encodeChunk } from "../../../src/core/search/postings";
-import { decodeSnapshot, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
+import { BASE_KEY, JOURNAL_KEY } from "../../../src/core/vault/index-files";
+import { decodeSnapshot, encodeSnapshot } from "../../../src/core/search/snapshot";
 import { FsVault } from "../../../src/hosts/node/fs-vault";
 import { FsWriter } from "../../../src/hosts/node/fs-writer";
 import { FileIndexStore } from "../../../src/hosts/node/index-store";
@@ -81,31 +79,18 @@ function edit(vault: TempVault, relative: string, text: string, secondsAhead = 5
   utimesSync(file, later, later);
 }
 
-/** Two new note names that land in the same shard. */
-function namesSharingAShard(): { first: string; second: string } {
-  const byShard = new Map<number, string>();
-  for (let i = 0; ; i++) {
-    const name = `shared/note-${i}.md`;
-    const shard = shardOf(name);
-    const known = byShard.get(shard);
-    if (known) return { first: known, second: name };
-    byShard.set(shard, name);
-  }
-}
-
 async function hitPaths(engine: Engine, query: string): Promise<string[]> {
   return (await engine.search(query, { limit: 50, offset: 0 })).hits.map((hit) => hit.path);
 }
 
 const QUERIES = ["bucket refills", "rate limiting", '"token bucket"', "secret*", "uber", "東京", "tasks -done"];
 
-test("a restart loads every shard and answers exactly as the build that wrote them", async () => {
+test("a restart loads the base and answers exactly as the build that wrote it", async () => {
   const vault = freshVault();
   const built = engineOn(vault);
   const first = await built.engine.start();
   assert.equal(first.snapshot, "missing");
-  assert.ok(built.store.saved.includes(MANIFEST_KEY));
-  assert.equal(built.store.saved[built.store.saved.length - 1], MANIFEST_KEY, "the manifest is written last");
+  assert.deepEqual(built.store.saved, [BASE_KEY]);
   const restarted = engineOn(vault);
   const report = await restarted.engine.start();
   assert.equal(report.snapshot, "loaded");
@@ -119,111 +104,133 @@ test("a restart loads every shard and answers exactly as the build that wrote th
     assert.deepEqual(restarted.engine.noteFacts(file.path), built.engine.noteFacts(file.path), file.path);
     assert.deepEqual(restarted.engine.cache(file.path), built.engine.cache(file.path), file.path);
   }
+  assert.deepEqual(restarted.engine.metadata().resolvedLinks(), built.engine.metadata().resolvedLinks());
 });
 
-test("persisting after one changed note rewrites that note's shard and the manifest only", async () => {
+test("persisting after one changed note writes a small journal only; a restart replays it", async () => {
   const vault = freshVault();
   const { engine, store } = engineOn(vault);
   await engine.start();
+  const baseBytes = readFileSync(store.file(BASE_KEY)).length;
   store.saved = [];
   edit(vault, "wiki/secrets.md", "# Secrets\n\nNow about zebras.\n");
   await engine.applyChanges(["wiki/secrets.md"]);
   assert.equal(engine.needsPersist, true);
   await engine.persist();
-  assert.deepEqual(store.saved, [shardKey(shardOf("wiki/secrets.md")), MANIFEST_KEY]);
+  assert.deepEqual(store.saved, [JOURNAL_KEY]);
+  assert.ok(readFileSync(store.file(JOURNAL_KEY)).length < baseBytes / 2, "the journal holds one note");
   assert.equal(engine.needsPersist, false);
-  const restarted = engineOn(vault);
-  assert.equal((await restarted.engine.start()).reingested, 0);
-  assert.deepEqual(await hitPaths(restarted.engine, "zebras"), ["wiki/secrets.md"]);
-  assert.deepEqual(await hitPaths(restarted.engine, "rate limiting"), await hitPaths(engine, "rate limiting"));
-});
-
-test("a shard rewritten with unchanged neighbours keeps their postings from its own file", async () => {
-  const vault = freshVault();
-  const { first, second } = namesSharingAShard();
-  edit(vault, first, "# First\n\nPelicans fly here.\n");
-  edit(vault, second, "# Second\n\nCormorants dive there.\n");
-  const { engine } = engineOn(vault);
-  await engine.start();
-  edit(vault, second, "# Second\n\nHerons wait there.\n", 10);
-  await engine.applyChanges([second]);
-  await engine.persist();
-  const restarted = engineOn(vault);
-  assert.equal((await restarted.engine.start()).reingested, 0);
-  assert.deepEqual(await hitPaths(restarted.engine, "pelicans"), [first]);
-  assert.deepEqual(await hitPaths(restarted.engine, "herons"), [second]);
-  assert.deepEqual(await hitPaths(restarted.engine, "cormorants"), []);
-});
-
-test("a shard file damaged after loading is rebuilt from the notes when next rewritten", async () => {
-  const vault = freshVault();
-  const { first, second } = namesSharingAShard();
-  edit(vault, first, "# First\n\nPelicans fly here.\n");
-  edit(vault, second, "# Second\n\nCormorants dive there.\n");
-  const logs: LogRecord[] = [];
-  const { engine, store } = engineOn(vault, logs);
-  await engine.start();
-  writeFileSync(store.file(shardKey(shardOf(first))), "damaged by a sync conflict");
-  edit(vault, second, "# Second\n\nHerons wait there.\n", 10);
-  await engine.applyChanges([second]);
-  await engine.persist();
-  assert.ok(logs.some((record) => record.event === "index_shard_unreadable" && record.level === "warn"));
   const restarted = engineOn(vault);
   const report = await restarted.engine.start();
   assert.equal(report.reingested, 0);
-  assert.deepEqual(await hitPaths(restarted.engine, "pelicans"), [first]);
-  assert.deepEqual(await hitPaths(restarted.engine, "herons"), [second]);
+  assert.deepEqual(restarted.store.saved, []);
+  assert.deepEqual(await hitPaths(restarted.engine, "zebras"), ["wiki/secrets.md"]);
+  assert.deepEqual(await hitPaths(restarted.engine, "secret*"), await hitPaths(engine, "secret*"));
+  for (const query of QUERIES) assert.deepEqual(await hitPaths(restarted.engine, query), await hitPaths(engine, query), query);
+  assert.deepEqual(restarted.engine.cache("wiki/secrets.md"), engine.cache("wiki/secrets.md"));
 });
 
-test("a crash between a shard write and the manifest costs only that shard's files", async () => {
+test("the journal keeps every change since the base: edits, new notes, attachments and deletions", async () => {
+  const vault = freshVault();
+  const { engine } = engineOn(vault);
+  await engine.start();
+  edit(vault, "new/pelican.md", "# Pelican\n\nAlbatrosses soar here.\n");
+  await engine.applyChanges(["new/pelican.md"]);
+  await engine.persist();
+  edit(vault, "new/pelican.md", "# Pelican\n\nHerons wait there.\n", 10);
+  edit(vault, "new/picture.png", "not really a picture");
+  rmSync(path.join(vault.dir, "wiki/secrets.md"));
+  await engine.applyChanges(["new/pelican.md", "new/picture.png", "wiki/secrets.md"]);
+  await engine.persist();
+  const restarted = engineOn(vault);
+  const report = await restarted.engine.start();
+  assert.equal(report.reingested, 0);
+  assert.equal(report.removed, 0);
+  assert.deepEqual(await hitPaths(restarted.engine, "herons"), ["new/pelican.md"]);
+  assert.deepEqual(await hitPaths(restarted.engine, "albatrosses"), []);
+  assert.equal(restarted.engine.file("wiki/secrets.md"), undefined);
+  assert.ok(restarted.engine.file("new/picture.png"));
+  assert.deepEqual(restarted.engine.files(), engine.files().map((file) => ({ ...file, ctime: file.mtime })));
+});
+
+test("a journal that does not follow the base, or is damaged, is ignored and what it held is re-ingested", async () => {
+  for (const damage of ["other base", "garbage"] as const) {
+    const vault = freshVault();
+    const { engine, store } = engineOn(vault);
+    await engine.start();
+    edit(vault, "wiki/secrets.md", "# Secrets\n\nNow about zebras.\n");
+    await engine.applyChanges(["wiki/secrets.md"]);
+    await engine.persist();
+    if (damage === "garbage") {
+      writeFileSync(store.file(JOURNAL_KEY), "damaged by a sync conflict");
+    } else {
+      const journal = readFileSync(store.file(JOURNAL_KEY));
+      // A new base (the reindex command) is written; the old journal comes back (a sync of an old copy).
+      await engine.rebuild();
+      writeFileSync(store.file(JOURNAL_KEY), journal);
+      edit(vault, "wiki/secrets.md", "# Secrets\n\nNow about zebras, and giraffes.\n", 20);
+    }
+    const logs: LogRecord[] = [];
+    const restarted = engineOn(vault, logs);
+    const report = await restarted.engine.start();
+    assert.equal(report.snapshot, "loaded", damage);
+    assert.deepEqual(report.discarded, [JOURNAL_KEY], damage);
+    assert.deepEqual(report.reingested_paths, ["wiki/secrets.md"], damage);
+    assert.ok(logs.some((record) => record.event === "index_discarded" && record.file === JOURNAL_KEY && record.level === "warn"), damage);
+    assert.deepEqual(await hitPaths(restarted.engine, "zebras"), ["wiki/secrets.md"], damage);
+    await restarted.engine.persist();
+    assert.equal((await engineOn(vault).engine.start()).reingested, 0, `${damage}: the next start is whole again`);
+  }
+});
+
+test("once the journal would name too many files, the next persist writes a new base and drops the journal", async () => {
   const vault = freshVault();
   const { engine, store } = engineOn(vault);
   await engine.start();
-  const oldManifest = readFileSync(store.file(MANIFEST_KEY));
+  const names = Array.from({ length: 300 }, (_, i) => `bulk/note-${i}.md`);
+  for (const name of names) edit(vault, name, `# ${name}\n\nbulkword number${name.length}\n`);
+  store.saved = [];
+  await engine.applyChanges(names);
+  await engine.persist();
+  assert.deepEqual(store.saved, [BASE_KEY]);
+  assert.equal(existsSync(store.file(JOURNAL_KEY)), false);
+  const restarted = engineOn(vault);
+  const report = await restarted.engine.start();
+  assert.equal(report.reingested, 0);
+  assert.equal((await restarted.engine.search("bulkword", { limit: 1, offset: 0 })).total, 300);
+});
+
+test("edits made while a base is being written reach the journal after it", async () => {
+  const vault = freshVault();
+  const { engine } = engineOn(vault);
+  await engine.start();
+  await engine.discardSnapshot();
+  // The base write and the edits interleave at the write's pauses.
+  const writing = engine.persist();
+  const edits = (async () => {
+    for (let i = 0; i < 5; i++) {
+      edit(vault, "wiki/secrets.md", `# Secrets\n\nVersion ${i}: kingfisher${i}.\n`, 10 + i);
+      await engine.applyChanges(["wiki/secrets.md"]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  await Promise.all([writing, edits]);
+  await engine.persist();
+  const restarted = engineOn(vault);
+  const report = await restarted.engine.start();
+  assert.deepEqual(await hitPaths(restarted.engine, "kingfisher4"), ["wiki/secrets.md"]);
+  for (const old of ["kingfisher0", "kingfisher3", "secret*"]) assert.deepEqual(await hitPaths(restarted.engine, old), await hitPaths(engine, old), old);
+  assert.ok(report.reingested <= 1, `${report.reingested} re-ingested`);
+});
+
+test("discardSnapshot removes the base and the journal, so the next start rebuilds", async () => {
+  const vault = freshVault();
+  const { engine, store } = engineOn(vault);
+  await engine.start();
   edit(vault, "wiki/secrets.md", "# Secrets\n\nNow about zebras.\n");
   await engine.applyChanges(["wiki/secrets.md"]);
   await engine.persist();
-  writeFileSync(store.file(MANIFEST_KEY), oldManifest);
-  const logs: LogRecord[] = [];
-  const restarted = engineOn(vault, logs);
-  const report = await restarted.engine.start();
-  assert.equal(report.snapshot, "loaded");
-  assert.equal(report.discarded_shards, 1);
-  assert.ok(report.reingested_paths?.includes("wiki/secrets.md"));
-  assert.ok(report.reingested < engine.files().length);
-  assert.ok(logs.some((record) => record.event === "index_discarded" && record.file === shardKey(shardOf("wiki/secrets.md"))));
-  assert.deepEqual(await hitPaths(restarted.engine, "zebras"), ["wiki/secrets.md"]);
-  assert.equal((await engineOn(vault).engine.start()).reingested, 0, "the next start is whole again");
-});
-
-test("a shard that lost all its files is removed from the data folder", async () => {
-  const vault = freshVault();
-  const { engine, store } = engineOn(vault);
-  await engine.start();
-  const used = new Set(engine.files().map((file) => shardOf(file.path)));
-  let alone = "";
-  for (let i = 0; alone === "" || used.has(shardOf(alone)); i++) alone = `alone/note-${i}.md`;
-  edit(vault, alone, "# Alone\n\nOstriches.\n");
-  await engine.applyChanges([alone]);
-  await engine.persist();
-  const shardFile = store.file(shardKey(shardOf(alone)));
-  assert.ok(existsSync(shardFile));
-  rmSync(path.join(vault.dir, alone));
-  await engine.applyChanges([alone]);
-  await engine.persist();
-  assert.equal(existsSync(shardFile), false);
-  const restarted = engineOn(vault);
-  const report = await restarted.engine.start();
-  assert.equal(report.reingested, 0);
-  assert.equal(report.discarded_shards, undefined);
-  assert.deepEqual(await hitPaths(restarted.engine, "ostriches"), []);
-});
-
-test("discardSnapshot removes the manifest and every shard, so the next start rebuilds", async () => {
-  const vault = freshVault();
-  const { engine, store } = engineOn(vault);
-  await engine.start();
-  assert.ok((await store.keys()).length > 1);
+  assert.deepEqual((await store.keys()).sort(), [BASE_KEY, JOURNAL_KEY]);
   await engine.discardSnapshot();
   assert.deepEqual(await store.keys(), []);
   const restarted = engineOn(vault);
@@ -232,26 +239,34 @@ test("discardSnapshot removes the manifest and every shard, so the next start re
   assert.equal(report.reingested, engine.files().length);
 });
 
-test("postings unreadable despite their checksums empty the whole load, and the start rebuilds every file", async () => {
+test("snapshot files of the earlier sharded layout are removed at start", async () => {
+  const vault = freshVault();
+  const { store } = engineOn(vault);
+  await store.inner.save("index", Uint8Array.of(1));
+  await store.inner.save("index-3f", Uint8Array.of(2));
+  const { engine } = engineOn(vault);
+  const report = await engine.start();
+  assert.equal(report.snapshot, "missing");
+  assert.deepEqual(await store.keys(), [BASE_KEY]);
+});
+
+test("postings unreadable despite the base's checksum empty the whole load, and the start rebuilds every file", async () => {
   const vault = freshVault();
   const built = engineOn(vault);
   await built.engine.start();
-  // A shard file as a faulty writer would leave it: checksum right, last postings chunk malformed.
-  const shard = shardOf("wiki/secrets.md");
-  const sections = decodeSnapshot(readFileSync(built.store.file(shardKey(shard))));
-  sections[sections.length - 1] = encodeChunk({ terms: ["zzz"], lists: [[FIELD_COUNT + 3, 1, 0]] });
-  const damaged = encodeSnapshot(sections);
-  writeFileSync(built.store.file(shardKey(shard)), damaged);
-  const manifest = decodeManifest(readFileSync(built.store.file(MANIFEST_KEY)));
-  const entries = manifest.entries.map((entry) => (entry.shard === shard ? { ...entry, crc: snapshotChecksum(damaged)!, bytes: damaged.length } : entry));
-  writeFileSync(built.store.file(MANIFEST_KEY), encodeManifest({ ...manifest, entries }));
+  // A base as a faulty writer would leave it: checksum right, a posting naming a note it does not have.
+  const sections = decodeSnapshot(readFileSync(built.store.file(BASE_KEY)));
+  const postings = sections[sections.length - 1]!.slice();
+  postings[postings.length - 1] = 0x7c;
+  sections[sections.length - 1] = postings;
+  writeFileSync(built.store.file(BASE_KEY), encodeSnapshot(sections));
   const logs: LogRecord[] = [];
   const restarted = engineOn(vault, logs);
   const report = await restarted.engine.start();
   assert.equal(report.snapshot, "discarded");
   assert.equal(report.added, built.engine.files().length, "every file is new to the emptied tables");
   assert.equal(report.unchanged, 0);
-  assert.ok(logs.some((record) => record.event === "index_discarded" && record.file === MANIFEST_KEY));
+  assert.ok(logs.some((record) => record.event === "index_discarded" && record.file === BASE_KEY));
   for (const query of QUERIES) {
     assert.deepEqual(await hitPaths(restarted.engine, query), await hitPaths(built.engine, query), query);
   }

@@ -1,0 +1,470 @@
+// The files of an index snapshot: a base and a journal (SPEC §7). The base holds every file's record,
+// facts and parsed metadata and the whole index, its postings exactly as the index keeps them in
+// memory (see ../search/posting-list.ts), so that loading it is taking views of its bytes. The journal
+// holds what changed since the base was written, each changed note with its term vector, so that
+// persisting a few edits writes a few kilobytes instead of the whole index; it names the base it
+// follows by the base's checksum, and is ignored next to any other base.
+//
+// Base sections: header, row parts (JSON, a few hundred rows each so that no parse holds the event
+// loop for long), phrase filters, metadata, term parts (JSON), list ranges (u32 per term and field:
+// the list's length in bytes, 0 for none), postings. Journal sections: header, rows, removed paths,
+// phrase filters, metadata, term vectors.
+import type { NoteFacts, TaskItem } from "../notes/structure";
+import { FIELD_COUNT, NOTE_INDEX_VERSION, type DocVector } from "../search/note-index";
+import {
+  SnapshotError,
+  decodeJson,
+  decodeSnapshot,
+  decodeSnapshotSliced,
+  encodeJson,
+  encodeSnapshot,
+  encodeSnapshotSliced,
+  snapshotChecksum,
+} from "../search/snapshot";
+
+/** Bump when what a base or journal holds changes: older snapshots are then rebuilt. */
+export const SNAPSHOT_VERSION = 8;
+export const BASE_KEY = "index-base";
+export const JOURNAL_KEY = "index-journal";
+/** Files of earlier snapshot layouts (a manifest and shards), removed when found. */
+export const OBSOLETE_KEY = /^index(-[0-9a-f]{2})?$/;
+
+const ROWS_PER_PART = 512;
+const TERMS_PER_PART = 16_384;
+
+/** One file of the vault as a snapshot stores it; `lengths` only for notes with postings. */
+export interface SnapshotRow {
+  path: string;
+  mtime: number;
+  size: number;
+  hash?: string;
+  facts?: NoteFacts;
+  /** Distinct terms per field (the index's field lengths). */
+  lengths?: number[];
+  /** The note's phrase filter, only with `lengths`. */
+  filter?: Uint8Array;
+  /** Linkpaths of the note's parsed metadata (see MetadataPort.exportNote), with `metadata`. */
+  links?: readonly string[];
+  /** The note's parsed metadata, packed by the host's metadata port. */
+  metadata?: Uint8Array;
+}
+
+export interface BaseContent {
+  createdAt: number;
+  /** Notes with postings first, in the order of the postings' document numbers, then the rest. */
+  rows: readonly SnapshotRow[];
+  terms: readonly string[];
+  ranges: Uint32Array;
+  /** The postings, in pieces concatenated in order. */
+  postings: readonly Uint8Array[];
+}
+
+export interface DecodedBase {
+  /** The base's checksum: a journal written after it names it. */
+  id: number;
+  createdAt: number;
+  rows: SnapshotRow[];
+  /** Rows with postings: rows[0 … docs) are the postings' documents 0 … docs − 1. */
+  docs: number;
+  terms: string[];
+  ranges: Uint32Array;
+  postings: Uint8Array;
+}
+
+export interface JournalContent {
+  base: number;
+  createdAt: number;
+  rows: readonly SnapshotRow[];
+  removed: readonly string[];
+  /** Term vectors of the rows with `lengths`, by path. */
+  vectors: ReadonlyMap<string, DocVector>;
+}
+
+export type DecodedJournal = JournalContent & { rows: SnapshotRow[]; vectors: Map<string, DocVector> };
+
+export async function encodeBase(content: BaseContent, pause: () => Promise<void>): Promise<Uint8Array> {
+  const { rows, terms } = content;
+  const docs = countDocs(rows);
+  const rowParts: Uint8Array[] = [];
+  for (let at = 0; at < rows.length; at += ROWS_PER_PART) {
+    rowParts.push(encodeJson(rows.slice(at, at + ROWS_PER_PART).map(packRow)));
+    await pause();
+  }
+  const termParts: Uint8Array[] = [];
+  for (let at = 0; at < terms.length; at += TERMS_PER_PART) {
+    termParts.push(encodeJson(terms.slice(at, at + TERMS_PER_PART)));
+    await pause();
+  }
+  if (content.ranges.length !== terms.length * FIELD_COUNT) throw new Error("Base ranges do not match its terms.");
+  const header = encodeJson({
+    kind: "base",
+    version: SNAPSHOT_VERSION,
+    indexVersion: NOTE_INDEX_VERSION,
+    createdAt: content.createdAt,
+    rows: rows.length,
+    rowParts: rowParts.length,
+    docs,
+    terms: terms.length,
+    termParts: termParts.length,
+  });
+  const ranges = new Uint8Array(content.ranges.buffer, content.ranges.byteOffset, content.ranges.byteLength);
+  return encodeSnapshotSliced(
+    [header, ...rowParts, encodeFilters(rows.slice(0, docs)), encodeMetadata(rows), ...termParts, littleEndian(ranges), content.postings],
+    pause,
+  );
+}
+
+/** Checks a base file (checksum, version, shape) and splits it; throws a SnapshotError when it is not one. */
+export async function decodeBase(bytes: Uint8Array, pause: () => Promise<void>): Promise<DecodedBase> {
+  const sections = await decodeSnapshotSliced(bytes, pause);
+  const header = decodeJson(sections[0], "base header");
+  if (!isRecord(header) || header.kind !== "base") throw new SnapshotError("format", "Not an index base.");
+  checkVersion(header);
+  const { createdAt, rows: rowCount, rowParts, docs, terms: termCount, termParts } = header;
+  if (
+    typeof createdAt !== "number" ||
+    !isCount(rowCount) ||
+    !isCount(rowParts) ||
+    !isCount(docs) ||
+    !isCount(termCount) ||
+    !isCount(termParts) ||
+    docs > rowCount ||
+    sections.length !== 1 + rowParts + 2 + termParts + 2
+  ) {
+    throw new SnapshotError("format", "Index base header does not match its sections.");
+  }
+  const rows: SnapshotRow[] = [];
+  for (let part = 0; part < rowParts; part++) {
+    await pause();
+    const value = decodeJson(sections[1 + part], "rows");
+    if (!Array.isArray(value)) throw new SnapshotError("format", "Index base rows are not a list.");
+    for (const row of value) rows.push(unpackRow(row));
+  }
+  if (rows.length !== rowCount) throw new SnapshotError("format", "Index base rows do not match its header.");
+  checkRows(rows, docs);
+  let at = 1 + rowParts;
+  decodeFilters(sections[at++]!, rows.slice(0, docs));
+  decodeMetadata(sections[at++]!, rows);
+  const terms: string[] = [];
+  for (let part = 0; part < termParts; part++) {
+    await pause();
+    const value = decodeJson(sections[at++], "terms");
+    if (!Array.isArray(value)) throw new SnapshotError("format", "Index base terms are not a list.");
+    for (const term of value) {
+      if (typeof term !== "string") throw new SnapshotError("format", "Index base has a term that is not a string.");
+      terms.push(term);
+    }
+  }
+  if (terms.length !== termCount) throw new SnapshotError("format", "Index base terms do not match its header.");
+  const rangeBytes = sections[at++]!;
+  if (rangeBytes.length !== termCount * FIELD_COUNT * 4) throw new SnapshotError("format", "Index base list ranges do not match its terms.");
+  const ranges = readUint32s(rangeBytes);
+  return { id: snapshotChecksum(bytes) ?? 0, createdAt, rows, docs, terms, ranges, postings: sections[at]! };
+}
+
+export function encodeJournal(content: JournalContent): Uint8Array {
+  const indexed = content.rows.filter((row) => row.lengths !== undefined);
+  const vectors = indexed.map((row) => {
+    const vector = content.vectors.get(row.path);
+    if (!vector) throw new Error("A journal row with postings needs its term vector.");
+    return [...vector.terms, ...vector.frequencies];
+  });
+  return encodeSnapshot([
+    encodeJson({
+      kind: "journal",
+      version: SNAPSHOT_VERSION,
+      indexVersion: NOTE_INDEX_VERSION,
+      base: content.base,
+      createdAt: content.createdAt,
+      rows: content.rows.length,
+      removed: content.removed.length,
+    }),
+    encodeJson(content.rows.map(packRow)),
+    encodeJson(content.removed),
+    encodeFilters(indexed),
+    encodeMetadata(content.rows),
+    encodeJson(vectors),
+  ]);
+}
+
+/** Checks and parses a journal file; throws a SnapshotError when it is not one. */
+export function decodeJournal(bytes: Uint8Array): DecodedJournal {
+  const sections = decodeSnapshot(bytes);
+  const header = decodeJson(sections[0], "journal header");
+  if (!isRecord(header) || header.kind !== "journal") throw new SnapshotError("format", "Not an index journal.");
+  checkVersion(header);
+  const { base, createdAt } = header;
+  if (!isCount(base) || typeof createdAt !== "number" || sections.length !== 6) {
+    throw new SnapshotError("format", "Index journal header does not match its sections.");
+  }
+  const rowsValue = decodeJson(sections[1], "journal rows");
+  const removed = decodeJson(sections[2], "journal removals");
+  if (!Array.isArray(rowsValue) || rowsValue.length !== header.rows || !Array.isArray(removed) || removed.length !== header.removed) {
+    throw new SnapshotError("format", "Index journal does not match its header.");
+  }
+  if (!removed.every((path) => typeof path === "string")) throw new SnapshotError("format", "Index journal has a malformed removal.");
+  const rows = rowsValue.map(unpackRow);
+  checkRows(rows, 0, true);
+  const indexed = rows.filter((row) => row.lengths !== undefined);
+  decodeFilters(sections[3]!, indexed);
+  decodeMetadata(sections[4]!, rows);
+  const vectorValues = decodeJson(sections[5], "journal vectors");
+  if (!Array.isArray(vectorValues) || vectorValues.length !== indexed.length) throw new SnapshotError("format", "Index journal vectors do not match its rows.");
+  const vectors = new Map<string, DocVector>();
+  indexed.forEach((row, position) => vectors.set(row.path, unpackVector(vectorValues[position], row)));
+  return { base, createdAt, rows, removed, vectors };
+}
+
+function checkVersion(header: Record<string, unknown>): void {
+  if (header.version !== SNAPSHOT_VERSION || header.indexVersion !== NOTE_INDEX_VERSION) {
+    throw new SnapshotError("version", `Index snapshot version ${String(header.version)} is not ${SNAPSHOT_VERSION}.`);
+  }
+}
+
+function countDocs(rows: readonly SnapshotRow[]): number {
+  let docs = 0;
+  while (docs < rows.length && rows[docs]!.lengths !== undefined) docs += 1;
+  for (let at = docs; at < rows.length; at++) {
+    if (rows[at]!.lengths !== undefined) throw new Error("Base rows with postings must come first.");
+  }
+  return docs;
+}
+
+/** Paths unique, rows with lengths first (for a base) or anywhere (a journal). */
+function checkRows(rows: readonly SnapshotRow[], docs: number, anyOrder = false): void {
+  const seen = new Set<string>();
+  rows.forEach((row, position) => {
+    if (seen.has(row.path)) throw new SnapshotError("format", "Index snapshot lists a file twice.");
+    seen.add(row.path);
+    if (!anyOrder && (row.lengths !== undefined) !== position < docs) {
+      throw new SnapshotError("format", "Index base rows with postings are not first.");
+    }
+  });
+}
+
+function unpackVector(value: unknown, row: SnapshotRow): DocVector {
+  const fail = (): never => {
+    throw new SnapshotError("format", "Index journal has a malformed term vector.");
+  };
+  if (!Array.isArray(value) || value.length !== 2 * FIELD_COUNT) fail();
+  const lists = value as unknown[];
+  const terms = lists.slice(0, FIELD_COUNT);
+  const frequencies = lists.slice(FIELD_COUNT);
+  const lengths = row.lengths!;
+  terms.forEach((list, field) => {
+    const counts = frequencies[field];
+    if (
+      !Array.isArray(list) ||
+      !Array.isArray(counts) ||
+      list.length !== counts.length ||
+      list.length !== lengths[field] ||
+      !list.every((term) => typeof term === "string" && term.length > 0) ||
+      !counts.every((count) => Number.isInteger(count) && (count as number) > 0)
+    ) {
+      fail();
+    }
+  });
+  const vector: DocVector = { lengths, terms: terms as string[][], frequencies: frequencies as number[][] };
+  if (row.filter) vector.filter = row.filter;
+  return vector;
+}
+
+const U32 = 4;
+
+function encodeFilters(rows: readonly SnapshotRow[]): Uint8Array {
+  const total = rows.reduce((sum, row) => sum + (row.filter?.length ?? 0), 0);
+  const bytes = new Uint8Array(U32 * (1 + rows.length) + total);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, rows.length, true);
+  let at = U32 * (1 + rows.length);
+  rows.forEach((row, position) => {
+    const filter = row.filter;
+    view.setUint32(U32 * (1 + position), filter?.length ?? 0, true);
+    if (filter) {
+      bytes.set(filter, at);
+      at += filter.length;
+    }
+  });
+  return bytes;
+}
+
+/** Gives each row its filter, a view of the section. */
+function decodeFilters(section: Uint8Array, rows: readonly SnapshotRow[]): void {
+  const fail = (): never => {
+    throw new SnapshotError("format", "Index snapshot has malformed phrase filters.");
+  };
+  if (section.length < U32) fail();
+  const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
+  if (view.getUint32(0, true) !== rows.length) fail();
+  let at = U32 * (1 + rows.length);
+  if (section.length < at) fail();
+  rows.forEach((row, position) => {
+    const length = view.getUint32(U32 * (1 + position), true);
+    if (length === 0) return;
+    if (at + length > section.length) fail();
+    row.filter = section.subarray(at, at + length);
+    at += length;
+  });
+  if (at !== section.length) fail();
+}
+
+/** u32 count, then per packed note its row's position and byte length (u32 each), then the bytes. */
+function encodeMetadata(rows: readonly SnapshotRow[]): Uint8Array {
+  const entries: Array<[number, Uint8Array]> = [];
+  rows.forEach((row, position) => {
+    if (row.metadata) entries.push([position, row.metadata]);
+  });
+  const table = new Uint8Array(U32 * (1 + 2 * entries.length));
+  const view = new DataView(table.buffer);
+  view.setUint32(0, entries.length, true);
+  entries.forEach(([position, bytes], i) => {
+    view.setUint32(U32 * (1 + 2 * i), position, true);
+    view.setUint32(U32 * (2 + 2 * i), bytes.length, true);
+  });
+  return concat([table, ...entries.map(([, bytes]) => bytes)]);
+}
+
+function decodeMetadata(section: Uint8Array, rows: readonly SnapshotRow[]): void {
+  const fail = (): never => {
+    throw new SnapshotError("format", "Index snapshot has malformed metadata.");
+  };
+  if (section.length < U32) fail();
+  const view = new DataView(section.buffer, section.byteOffset, section.byteLength);
+  const count = view.getUint32(0, true);
+  let at = U32 * (1 + 2 * count);
+  if (section.length < at) fail();
+  for (let i = 0; i < count; i++) {
+    const position = view.getUint32(U32 * (1 + 2 * i), true);
+    const length = view.getUint32(U32 * (2 + 2 * i), true);
+    const row = rows[position];
+    if (!row || row.links === undefined || at + length > section.length) fail();
+    row!.metadata = section.subarray(at, at + length);
+    at += length;
+  }
+  if (at !== section.length) fail();
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** The bytes of u32 values as little-endian, whatever the platform's order. */
+function littleEndian(bytes: Uint8Array): Uint8Array {
+  if (LITTLE_ENDIAN) return bytes;
+  const copy = new Uint8Array(bytes.length);
+  for (let at = 0; at < bytes.length; at += 4) {
+    copy[at] = bytes[at + 3]!;
+    copy[at + 1] = bytes[at + 2]!;
+    copy[at + 2] = bytes[at + 1]!;
+    copy[at + 3] = bytes[at]!;
+  }
+  return copy;
+}
+
+function readUint32s(bytes: Uint8Array): Uint32Array {
+  const values = new Uint32Array(bytes.length / 4);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < values.length; i++) values[i] = view.getUint32(4 * i, true);
+  return values;
+}
+
+// Rows are tuples, and facts inside them too: field names repeated for 20,000 notes would be a
+// large share of the snapshot. A title equal to the file's name is left out.
+type PackedTask = [number, string, string, string | null];
+type PackedFacts = [string | null, string[], string[], PackedTask[], number];
+type PackedRow = [string, number, number, string | null, PackedFacts | null, number[] | null, readonly string[] | null];
+
+function packRow(row: SnapshotRow): PackedRow {
+  return [
+    row.path,
+    row.mtime,
+    row.size,
+    row.hash ?? null,
+    row.facts ? packFacts(row.path, row.facts) : null,
+    row.lengths ?? null,
+    row.metadata ? (row.links ?? []) : null,
+  ];
+}
+
+function packFacts(path: string, facts: NoteFacts): PackedFacts {
+  return [
+    facts.title === defaultTitle(path) ? null : facts.title,
+    facts.tags,
+    facts.aliases,
+    facts.tasks.map((task): PackedTask => [task.line, task.text, task.status, task.heading]),
+    facts.words,
+  ];
+}
+
+function unpackRow(value: unknown): SnapshotRow {
+  if (!Array.isArray(value) || value.length !== 7) throw new SnapshotError("format", "Index snapshot has a malformed row.");
+  const [path, mtime, size, hash, facts, lengths, links] = value as unknown[];
+  if (typeof path !== "string" || typeof mtime !== "number" || typeof size !== "number") {
+    throw new SnapshotError("format", "Index snapshot row lacks path, mtime or size.");
+  }
+  const row: SnapshotRow = { path, mtime, size };
+  if (typeof hash === "string") row.hash = hash;
+  else if (hash !== null) throw new SnapshotError("format", "Index snapshot row has a malformed hash.");
+  if (facts !== null) row.facts = unpackFacts(path, facts);
+  if (lengths !== null) {
+    if (!Array.isArray(lengths) || lengths.length !== FIELD_COUNT || !lengths.every((length) => Number.isInteger(length) && (length as number) >= 0)) {
+      throw new SnapshotError("format", "Index snapshot row has malformed field lengths.");
+    }
+    row.lengths = lengths as number[];
+  }
+  if (links !== null) {
+    if (!isStringArray(links)) throw new SnapshotError("format", "Index snapshot row has malformed links.");
+    row.links = links;
+  }
+  return row;
+}
+
+function unpackFacts(path: string, value: unknown): NoteFacts {
+  if (!Array.isArray(value) || value.length !== 5) throw new SnapshotError("format", "Index snapshot row has malformed facts.");
+  const [title, tags, aliases, tasks, words] = value as unknown[];
+  if (
+    (title !== null && typeof title !== "string") ||
+    !isStringArray(tags) ||
+    !isStringArray(aliases) ||
+    !Array.isArray(tasks) ||
+    typeof words !== "number"
+  ) {
+    throw new SnapshotError("format", "Index snapshot row has malformed facts.");
+  }
+  return { title: title ?? defaultTitle(path), tags, aliases, tasks: tasks.map(unpackTask), words };
+}
+
+function unpackTask(value: unknown): TaskItem {
+  if (!Array.isArray(value) || value.length !== 4) throw new SnapshotError("format", "Index snapshot row has a malformed task.");
+  const [line, text, status, heading] = value as unknown[];
+  if (typeof line !== "number" || typeof text !== "string" || typeof status !== "string" || (heading !== null && typeof heading !== "string")) {
+    throw new SnapshotError("format", "Index snapshot row has a malformed task.");
+  }
+  return { line, text, done: status !== " ", status, heading };
+}
+
+function defaultTitle(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+function isCount(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

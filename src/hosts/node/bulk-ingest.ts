@@ -1,0 +1,117 @@
+// The Node host's bulk ingest: worker threads read, parse and tokenize the files of a large build
+// (ingest-worker.ts) while the engine's thread only appends their batches to the index. On two cores
+// that halves a cold build; the engine's thread stays free to answer meanwhile.
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import type { BulkIngestPort, FileStat, IngestedBatch, IngestedFile, Logger } from "../../core/ports";
+import type { IndexBatch } from "../../core/search/index-builder";
+
+/** Files per job: a batch large enough to append each term's postings a run at a time. */
+const JOB_FILES = 256;
+/** Jobs queued per worker, so that none waits for the next while the engine appends a batch. */
+const JOBS_AHEAD = 2;
+const MAX_WORKERS = 4;
+
+export interface IngestJob {
+  job: number;
+  paths: string[];
+}
+
+export type WorkerReply = { job: number; files: IngestedFile[]; index: IndexBatch } | { job: number; error: string };
+
+/**
+ * How a worker thread is started: from the bundle beside this one (dist/, or the bench's), or from
+ * the TypeScript source through tsx where the sources run directly (tests). Null when neither is
+ * there: the engine then ingests in its own thread.
+ */
+function workerEntry(): { file: string; eval: boolean } | null {
+  const bundled = path.join(__dirname, "ingest-worker.js");
+  if (existsSync(bundled)) return { file: bundled, eval: false };
+  const source = path.join(__dirname, "ingest-worker.ts");
+  if (!__filename.endsWith(".ts") || !existsSync(source)) return null;
+  let register: string;
+  try {
+    register = require.resolve("tsx/cjs/api");
+  } catch {
+    return null;
+  }
+  return { file: `require(${JSON.stringify(register)}).register(); require(${JSON.stringify(source)});`, eval: true };
+}
+
+export class WorkerBulkIngest implements BulkIngestPort {
+  private readonly root: string;
+  private readonly logger: Logger;
+  private readonly vault: string;
+  private readonly workers: number;
+
+  constructor(options: { root: string; vault: string; logger: Logger; workers?: number }) {
+    this.root = options.root;
+    this.vault = options.vault;
+    this.logger = options.logger;
+    this.workers = options.workers ?? Math.min(MAX_WORKERS, Math.max(1, os.availableParallelism()));
+  }
+
+  /** Null when no worker can be started here. */
+  static available(): boolean {
+    return workerEntry() !== null;
+  }
+
+  async ingest(files: readonly FileStat[], onBatch: (batch: IngestedBatch) => Promise<void>): Promise<void> {
+    const entry = workerEntry();
+    if (!entry) throw new Error("The ingest worker is not built; run npm run build.");
+    const jobs: string[][] = [];
+    for (let at = 0; at < files.length; at += JOB_FILES) jobs.push(files.slice(at, at + JOB_FILES).map((file) => file.path));
+    const count = Math.max(1, Math.min(this.workers, jobs.length));
+    const started = Date.now();
+    let next = 0;
+    let failure: Error | null = null;
+    // The engine's thread appends one batch at a time, in arrival order.
+    let appending: Promise<void> = Promise.resolve();
+    const runWorker = (builder: number): Promise<void> =>
+      new Promise<void>((resolve, reject) => {
+        const worker = new Worker(entry.file, { eval: entry.eval, workerData: { root: this.root } });
+        let inFlight = 0;
+        let settled = false;
+        const finish = (error: Error | null): void => {
+          if (settled) return;
+          settled = true;
+          void worker.terminate();
+          if (error) reject(error);
+          else resolve();
+        };
+        const send = (): void => {
+          while (failure === null && inFlight < JOBS_AHEAD && next < jobs.length) {
+            const job: IngestJob = { job: next, paths: jobs[next]! };
+            next += 1;
+            inFlight += 1;
+            worker.postMessage(job);
+          }
+          if (inFlight === 0) finish(failure);
+        };
+        worker.on("message", (reply: WorkerReply) => {
+          inFlight -= 1;
+          if ("error" in reply) {
+            failure ??= new Error(`Ingest worker failed: ${reply.error}`);
+            finish(failure);
+            return;
+          }
+          appending = appending.then(() => (failure ? undefined : onBatch({ builder, files: reply.files, index: reply.index })));
+          appending.then(send, (error: unknown) => {
+            failure ??= error instanceof Error ? error : new Error(String(error));
+            finish(failure);
+          });
+        });
+        worker.on("error", (error) => {
+          failure ??= error;
+          finish(error);
+        });
+        worker.on("exit", () => finish(failure ?? (inFlight > 0 ? new Error("Ingest worker exited early.") : null)));
+        send();
+      });
+    await Promise.all(Array.from({ length: count }, (_, builder) => runWorker(builder)));
+    await appending;
+    this.logger.log({ level: "debug", event: "bulk_ingest", vault: this.vault, files: files.length, workers: count, duration_ms: Date.now() - started });
+  }
+}

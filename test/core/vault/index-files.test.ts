@@ -1,0 +1,138 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { FIELD_COUNT } from "../../../src/core/search/note-index";
+import { buildPhraseFilter } from "../../../src/core/search/phrase-filter";
+import { SnapshotError, crc32, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
+import {
+  decodeBase,
+  decodeJournal,
+  encodeBase,
+  encodeJournal,
+  type BaseContent,
+  type JournalContent,
+  type SnapshotRow,
+} from "../../../src/core/vault/index-files";
+
+const pauses: number[] = [];
+const pause = async (): Promise<void> => {
+  pauses.push(1);
+};
+
+function reason(expected: string): (error: unknown) => boolean {
+  return (error: unknown) => error instanceof SnapshotError && error.reason === expected;
+}
+
+const filter = buildPhraseFilter([["do", "it", "here"], ["custom", "title"]]);
+
+function rows(): SnapshotRow[] {
+  return [
+    {
+      path: "wiki/Größe 東京.md",
+      mtime: 1_700_000_000_123,
+      size: 321,
+      hash: "a".repeat(32),
+      facts: { title: "Custom title", tags: ["rate", "rate/limit"], aliases: ["Bucket"], tasks: [{ line: 5, text: "do it", done: false, status: " ", heading: "Plan" }], words: 42 },
+      lengths: [2, 1, 0, 0, 3],
+      filter,
+      links: ["Token bucket", "other/Note"],
+      metadata: Uint8Array.of(1, 2, 3, 4),
+    },
+    { path: "b.md", mtime: 5, size: 0, facts: { title: "b", tags: [], aliases: [], tasks: [], words: 0 }, lengths: [1, 0, 0, 0, 0], links: [], metadata: new Uint8Array(0) },
+    { path: "picture.png", mtime: 7, size: 9, hash: "b".repeat(32) },
+  ];
+}
+
+function base(): BaseContent {
+  return {
+    createdAt: 1_700_000_000_000,
+    rows: rows(),
+    terms: ["custom", "title", "東京"],
+    ranges: Uint32Array.from([1, 0, 0, 0, 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0]),
+    postings: [Uint8Array.of(5), Uint8Array.of(6, 9), Uint8Array.of(5), Uint8Array.of(5, 9)],
+  };
+}
+
+test("a base round-trips rows, filters, metadata, terms, ranges and postings, checked a step at a time", async () => {
+  pauses.length = 0;
+  const bytes = await encodeBase(base(), pause);
+  assert.ok(pauses.length > 0, "encoding pauses");
+  const decoded = await decodeBase(bytes, pause);
+  assert.equal(decoded.id, snapshotChecksum(bytes));
+  assert.equal(decoded.id, crc32(bytes.subarray(20)));
+  assert.equal(decoded.docs, 2);
+  assert.deepEqual(decoded.rows, rows());
+  assert.deepEqual(decoded.terms, base().terms);
+  assert.deepEqual(decoded.ranges, base().ranges);
+  assert.deepEqual([...decoded.postings], [5, 6, 9, 5, 5, 9]);
+});
+
+test("many rows and terms are split into parts, so no single parse is long", async () => {
+  const many: SnapshotRow[] = Array.from({ length: 1500 }, (_, i) => ({ path: `n/${i}.md`, mtime: i, size: i, lengths: [0, 0, 0, 0, 1] }));
+  const terms = Array.from({ length: 40_000 }, (_, i) => `t${i}`);
+  const bytes = await encodeBase({ createdAt: 1, rows: many, terms, ranges: new Uint32Array(terms.length * FIELD_COUNT), postings: [] }, pause);
+  const header = decodeJson(decodeSnapshot(bytes)[0], "header") as { rowParts: number; termParts: number };
+  assert.ok(header.rowParts >= 3 && header.termParts >= 3, JSON.stringify(header));
+  const decoded = await decodeBase(bytes, pause);
+  assert.equal(decoded.rows.length, 1500);
+  assert.deepEqual(decoded.terms, terms);
+});
+
+test("rows with postings must come first in a base", async () => {
+  await assert.rejects(encodeBase({ ...base(), rows: [...rows()].reverse() }, pause), /first/);
+});
+
+test("a base of another version, kind or shape is refused", async () => {
+  const bytes = await encodeBase(base(), pause);
+  const [header, ...rest] = decodeSnapshot(bytes);
+  const fields = decodeJson(header, "header") as Record<string, unknown>;
+  const variant = (change: Record<string, unknown>, sections = rest): Uint8Array => encodeSnapshot([encodeJson({ ...fields, ...change }), ...sections]);
+  await assert.rejects(decodeBase(variant({ version: 99 }), pause), reason("version"));
+  await assert.rejects(decodeBase(variant({ indexVersion: 99 }), pause), reason("version"));
+  await assert.rejects(decodeBase(variant({ kind: "journal" }), pause), reason("format"));
+  await assert.rejects(decodeBase(variant({ rows: 4 }), pause), reason("format"));
+  await assert.rejects(decodeBase(variant({ docs: 3 }), pause), reason("format"));
+  await assert.rejects(decodeBase(variant({ terms: 2 }), pause), reason("format"));
+  await assert.rejects(decodeBase(variant({}, rest.slice(1)), pause), reason("format"));
+  await assert.rejects(decodeBase(bytes.subarray(0, bytes.length - 3), pause), reason("truncated"));
+  const flipped = bytes.slice();
+  flipped[flipped.length - 1]! ^= 1;
+  await assert.rejects(decodeBase(flipped, pause), reason("checksum"));
+  const rowsAt = 1;
+  const badRows = [...rest];
+  badRows[rowsAt - 1] = encodeJson([["a.md", 1, 1, null, null, [1, 2], null]]);
+  await assert.rejects(decodeBase(variant({ rows: 1, docs: 1 }, badRows), pause), reason("format"));
+});
+
+function journal(): JournalContent {
+  const [note, , picture] = rows();
+  return {
+    base: 123456,
+    createdAt: 1_700_000_000_999,
+    rows: [note!, picture!],
+    removed: ["gone.md"],
+    vectors: new Map([[note!.path, { lengths: note!.lengths!, terms: [["custom", "title"], ["bucket"], [], [], ["do", "it", "here"]], frequencies: [[1, 1], [1], [], [], [2, 1, 1]], filter }]]),
+  };
+}
+
+test("a journal round-trips its rows, removals, metadata and term vectors", () => {
+  const decoded = decodeJournal(encodeJournal(journal()));
+  assert.equal(decoded.base, 123456);
+  assert.deepEqual(decoded.rows, journal().rows);
+  assert.deepEqual(decoded.removed, ["gone.md"]);
+  assert.deepEqual(decoded.vectors, journal().vectors);
+});
+
+test("a journal row with postings needs its vector, and a malformed journal is refused", () => {
+  assert.throws(() => encodeJournal({ ...journal(), vectors: new Map() }), /vector/);
+  const bytes = encodeJournal(journal());
+  const sections = decodeSnapshot(bytes);
+  const header = decodeJson(sections[0], "header") as Record<string, unknown>;
+  const variant = (index: number, section: Uint8Array): Uint8Array => encodeSnapshot(sections.map((part, i) => (i === index ? section : part)));
+  assert.throws(() => decodeJournal(variant(0, encodeJson({ ...header, version: 1 }))), reason("version"));
+  assert.throws(() => decodeJournal(variant(0, encodeJson({ ...header, kind: "base" }))), reason("format"));
+  assert.throws(() => decodeJournal(variant(2, encodeJson(["gone.md", 7]))), reason("format"));
+  // A vector whose lists disagree with the row's field lengths, or whose counts are not positive.
+  assert.throws(() => decodeJournal(variant(5, encodeJson([[["custom"], ["bucket"], [], [], ["do", "it", "here"], [1], [1], [], [], [2, 1, 1]]]))), reason("format"));
+  assert.throws(() => decodeJournal(variant(5, encodeJson([[["custom", "title"], ["bucket"], [], [], ["do", "it", "here"], [1, 0], [1], [], [], [2, 1, 1]]]))), reason("format"));
+  assert.throws(() => decodeJournal(bytes.subarray(0, 40)), reason("truncated"));
+});
