@@ -9,7 +9,7 @@ export default defineConfig([
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "test/run.mjs"] },
+        projectService: { allowDefaultProject: ["eslint.config.mjs", "esbuild.config.mjs", "test/run.mjs", "bench/build.mjs"] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

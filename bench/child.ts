@@ -2,14 +2,14 @@
 // orchestrator has loaded. A child takes its input as one JSON argument and prints one JSON line.
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { BENCH_DIR, BUNDLED, REPO_ROOT } from "./paths";
 
-const BENCH_DIR = __dirname;
-const REPO_ROOT = path.resolve(BENCH_DIR, "..");
 
 /** Runs `bench/<script>` under tsx and returns the JSON object it printed last. */
 export function runChild<O>(script: string, input: unknown, timeoutMs: number): Promise<O> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(BENCH_DIR, script), JSON.stringify(input)], {
+    const entry = BUNDLED ? [path.join(__dirname, script.replace(/\.ts$/, ".js"))] : ["--import", "tsx", path.join(BENCH_DIR, script)];
+    const child = spawn(process.execPath, [...entry, JSON.stringify(input)], {
       cwd: REPO_ROOT,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -42,7 +42,7 @@ export function runChild<O>(script: string, input: unknown, timeoutMs: number): 
 export function childMain<I, O>(phase: (input: I) => Promise<O>): void {
   const raw = process.argv[2];
   if (raw === undefined) {
-    console.error("usage: node --import tsx bench/<phase>.ts '<json input>' (started by bench/run.ts)");
+    console.error("usage: node bench/out/build/<phase>.js '<json input>' (started by npm run bench)");
     process.exit(2);
   }
   phase(JSON.parse(raw) as I).then(

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { sqliteVersion } from "./fts5";
+import { REPO_ROOT } from "./paths";
 
 export interface MachineInfo {
   cpu_model: string;
@@ -16,7 +17,7 @@ export interface MachineInfo {
   packages: Record<string, string>;
 }
 
-const REPO_ROOT = path.resolve(__dirname, "..");
+
 
 function packageVersion(name: string): string {
   try {

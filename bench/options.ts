@@ -1,5 +1,6 @@
 // Command-line options of `npm run bench` (pass them after `--`: `npm run bench -- --sizes 5000`).
 import path from "node:path";
+import { REPO_ROOT } from "./paths";
 
 export interface BenchOptions {
   sizes: number[];
@@ -16,7 +17,7 @@ export interface BenchOptions {
   childTimeoutMs: number;
 }
 
-const REPO_ROOT = path.resolve(__dirname, "..");
+
 
 export const USAGE = `npm run bench -- [options]
 
