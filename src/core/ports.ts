@@ -53,13 +53,6 @@ export interface MetadataPort {
   remove(path: string): void;
   setFiles(paths: readonly string[]): void;
   /**
-   * Persistable state of the given notes (all when omitted), JSON-serialisable, so a warm start does not
-   * re-parse unchanged notes. The index snapshot stores it per shard.
-   */
-  exportState?(paths?: readonly string[]): unknown;
-  /** Adds the notes of an exported state to those known; false (and nothing changed) when it is unreadable. */
-  importState?(state: unknown): boolean;
-  /**
    * One note's parsed metadata for the index snapshot (packed now if it is not yet, and kept packed in
    * memory), so a warm start does not re-parse unchanged notes; null when the note is unknown.
    */
@@ -98,7 +91,8 @@ export interface BulkIngestPort {
 /** A key-value store for index snapshots, kept outside the vault (plugin folder or data folder). */
 export interface IndexStore {
   load(key: string): Promise<Uint8Array | null>;
-  save(key: string, data: Uint8Array): Promise<void>;
+  /** Writes the file whole (atomically where the host can); given in parts, they are written in order. */
+  save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void>;
   remove(key: string): Promise<void>;
   keys(): Promise<string[]>;
 }

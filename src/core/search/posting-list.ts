@@ -34,9 +34,6 @@ export class PostingList {
   private shared: boolean;
   private count: number;
   private last: number;
-  /** The posting an iteration last visited, so that get(id) right after it costs nothing. */
-  private cursorId = -1;
-  private cursorFrequency = 0;
 
   constructor() {
     this.bytes = EMPTY;
@@ -113,7 +110,6 @@ export class PostingList {
   }
 
   get(id: number): number | undefined {
-    if (id === this.cursorId) return this.cursorFrequency;
     if (id > this.last || id < 0) return undefined;
     let found: number | undefined;
     this.forEachPosting((posting, frequency) => {
@@ -204,11 +200,8 @@ export class PostingList {
       const decoded = decodeAt(bytes, at);
       at = decoded.at;
       id += decoded.gap;
-      this.cursorId = id;
-      this.cursorFrequency = decoded.frequency;
       yield [id, decoded.frequency];
     }
-    this.cursorId = -1;
   }
 
   [Symbol.iterator](): IterableIterator<[number, number]> {
@@ -263,7 +256,6 @@ export class PostingList {
     this.shared = false;
     this.count = 0;
     this.last = -1;
-    this.cursorId = -1;
     for (let at = 0; at < pairs.length; at += 2) this.append(pairs[at]!, pairs[at + 1]!);
   }
 

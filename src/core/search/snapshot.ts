@@ -36,7 +36,7 @@ export function isSnapshotError(value: unknown): value is SnapshotError {
   return value instanceof SnapshotError;
 }
 
-export function encodeSnapshot(sections: readonly Uint8Array[]): Uint8Array {
+export function encodeSnapshot(sections: readonly SectionSource[]): Uint8Array {
   const bytes = assemble(sections);
   writeChecksum(bytes, crc32(bytes.subarray(SNAPSHOT_HEADER_BYTES)));
   return bytes;
@@ -46,14 +46,38 @@ export function encodeSnapshot(sections: readonly Uint8Array[]): Uint8Array {
 const CHECKSUM_STEP = 1 << 22;
 
 /**
- * As `encodeSnapshot`, for files of many megabytes: sections are copied and the checksum computed a
- * step at a time, with `pause` in between, so the event loop is never held for long.
+ * As `encodeSnapshot`, for files of many megabytes, as the pieces to write one after the other (the
+ * header first, with the checksum): nothing is copied into one file-sized buffer, and the checksum is
+ * computed a step at a time with `pause` in between, so the event loop is never held for long.
  */
-export async function encodeSnapshotSliced(sections: readonly SectionSource[], pause: () => Promise<void>): Promise<Uint8Array> {
-  const bytes = assemble(sections);
-  await pause();
-  writeChecksum(bytes, await crc32Sliced(bytes.subarray(SNAPSHOT_HEADER_BYTES), pause));
-  return bytes;
+export async function encodeSnapshotParts(sections: readonly SectionSource[], pause: () => Promise<void>): Promise<Uint8Array[]> {
+  const parts: Uint8Array[] = [];
+  let payloadLength = 0;
+  for (const section of sections) {
+    const length = sourceLength(section);
+    const prefix = new Uint8Array(SECTION_LENGTH_BYTES);
+    new DataView(prefix.buffer).setUint32(0, length, true);
+    parts.push(prefix);
+    for (const part of section instanceof Uint8Array ? [section] : section) if (part.length > 0) parts.push(part);
+    payloadLength += SECTION_LENGTH_BYTES + length;
+  }
+  let crc = 0xffffffff;
+  let sinceLastPause = 0;
+  for (const part of parts) {
+    for (let at = 0; at < part.length; at += CHECKSUM_STEP) {
+      const piece = part.subarray(at, Math.min(part.length, at + CHECKSUM_STEP));
+      crc = crc32Update(crc, piece);
+      sinceLastPause += piece.length;
+      if (sinceLastPause >= CHECKSUM_STEP) {
+        sinceLastPause = 0;
+        await pause();
+      }
+    }
+  }
+  const header = new Uint8Array(SNAPSHOT_HEADER_BYTES);
+  writeHeader(header, payloadLength);
+  writeChecksum(header, (crc ^ 0xffffffff) >>> 0);
+  return [header, ...parts];
 }
 
 /** A section's bytes, whole or in pieces to be concatenated (saving a copy of a large section). */
@@ -67,10 +91,7 @@ function assemble(sections: readonly SectionSource[]): Uint8Array {
   const payloadLength = sections.reduce((sum, section) => sum + SECTION_LENGTH_BYTES + sourceLength(section), 0);
   const bytes = new Uint8Array(SNAPSHOT_HEADER_BYTES + payloadLength);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  bytes.set(MAGIC_BYTES, 0);
-  bytes[MAGIC_BYTES.length] = SEPARATOR_BYTE;
-  view.setUint16(VERSION_OFFSET, SNAPSHOT_FORMAT_VERSION, true);
-  view.setUint32(LENGTH_OFFSET, payloadLength, true);
+  writeHeader(bytes, payloadLength);
   let at = SNAPSHOT_HEADER_BYTES;
   for (const section of sections) {
     view.setUint32(at, sourceLength(section), true);
@@ -81,6 +102,14 @@ function assemble(sections: readonly SectionSource[]): Uint8Array {
     }
   }
   return bytes;
+}
+
+function writeHeader(bytes: Uint8Array, payloadLength: number): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  bytes.set(MAGIC_BYTES, 0);
+  bytes[MAGIC_BYTES.length] = SEPARATOR_BYTE;
+  view.setUint16(VERSION_OFFSET, SNAPSHOT_FORMAT_VERSION, true);
+  view.setUint32(LENGTH_OFFSET, payloadLength, true);
 }
 
 function writeChecksum(bytes: Uint8Array, crc: number): void {

@@ -6,8 +6,8 @@
 // follows by the base's checksum, and is ignored next to any other base.
 //
 // Base sections: header, row parts (JSON, a few hundred rows each so that no parse holds the event
-// loop for long), phrase filters, metadata, term parts (JSON), list ranges (u32 per term and field:
-// the list's length in bytes, 0 for none), postings. Journal sections: header, rows, removed paths,
+// loop for long), term parts (JSON), list ranges (u32 per term and field: the list's length in bytes,
+// 0 for none), then what the index keeps views of: phrase filters, metadata, postings. Journal sections: header, rows, removed paths,
 // phrase filters, metadata, term vectors.
 import type { NoteFacts, TaskItem } from "../notes/structure";
 import { FIELD_COUNT, NOTE_INDEX_VERSION, type DocVector } from "../search/note-index";
@@ -18,7 +18,7 @@ import {
   decodeSnapshotSliced,
   encodeJson,
   encodeSnapshot,
-  encodeSnapshotSliced,
+  encodeSnapshotParts,
   snapshotChecksum,
 } from "../search/snapshot";
 
@@ -82,7 +82,8 @@ export interface JournalContent {
 
 export type DecodedJournal = JournalContent & { rows: SnapshotRow[]; vectors: Map<string, DocVector> };
 
-export async function encodeBase(content: BaseContent, pause: () => Promise<void>): Promise<Uint8Array> {
+/** The base file as the parts to write one after the other (see encodeSnapshotParts). */
+export async function encodeBase(content: BaseContent, pause: () => Promise<void>): Promise<Uint8Array[]> {
   const { rows, terms } = content;
   const docs = countDocs(rows);
   const rowParts: Uint8Array[] = [];
@@ -108,8 +109,8 @@ export async function encodeBase(content: BaseContent, pause: () => Promise<void
     termParts: termParts.length,
   });
   const ranges = new Uint8Array(content.ranges.buffer, content.ranges.byteOffset, content.ranges.byteLength);
-  return encodeSnapshotSliced(
-    [header, ...rowParts, encodeFilters(rows.slice(0, docs)), encodeMetadata(rows), ...termParts, littleEndian(ranges), content.postings],
+  return encodeSnapshotParts(
+    [header, ...rowParts, ...termParts, littleEndian(ranges), encodeFilters(rows.slice(0, docs)), encodeMetadata(rows), content.postings],
     pause,
   );
 }
@@ -143,8 +144,6 @@ export async function decodeBase(bytes: Uint8Array, pause: () => Promise<void>):
   if (rows.length !== rowCount) throw new SnapshotError("format", "Index base rows do not match its header.");
   checkRows(rows, docs);
   let at = 1 + rowParts;
-  decodeFilters(sections[at++]!, rows.slice(0, docs));
-  decodeMetadata(sections[at++]!, rows);
   const terms: string[] = [];
   for (let part = 0; part < termParts; part++) {
     await pause();
@@ -159,7 +158,14 @@ export async function decodeBase(bytes: Uint8Array, pause: () => Promise<void>):
   const rangeBytes = sections[at++]!;
   if (rangeBytes.length !== termCount * FIELD_COUNT * 4) throw new SnapshotError("format", "Index base list ranges do not match its terms.");
   const ranges = readUint32s(rangeBytes);
-  return { id: snapshotChecksum(bytes) ?? 0, createdAt, rows, docs, terms, ranges, postings: sections[at]! };
+  // The index keeps views of the last sections (filters, metadata, postings): they are copied out, so
+  // that the rest of the file (rows and terms, parsed by now) is freed.
+  const from = sections[at]!.byteOffset;
+  const kept = bytes.slice(from - bytes.byteOffset);
+  const view = (section: Uint8Array): Uint8Array => kept.subarray(section.byteOffset - from, section.byteOffset - from + section.length);
+  decodeFilters(view(sections[at++]!), rows.slice(0, docs));
+  decodeMetadata(view(sections[at++]!), rows);
+  return { id: snapshotChecksum(bytes) ?? 0, createdAt, rows, docs, terms, ranges, postings: view(sections[at]!) };
 }
 
 export function encodeJournal(content: JournalContent): Uint8Array {
@@ -271,21 +277,18 @@ function unpackVector(value: unknown, row: SnapshotRow): DocVector {
 
 const U32 = 4;
 
-function encodeFilters(rows: readonly SnapshotRow[]): Uint8Array {
-  const total = rows.reduce((sum, row) => sum + (row.filter?.length ?? 0), 0);
-  const bytes = new Uint8Array(U32 * (1 + rows.length) + total);
-  const view = new DataView(bytes.buffer);
+/** u32 count, a u32 length per row (0: none), then the filters: a table and the filters as they are. */
+function encodeFilters(rows: readonly SnapshotRow[]): Uint8Array[] {
+  const table = new Uint8Array(U32 * (1 + rows.length));
+  const view = new DataView(table.buffer);
   view.setUint32(0, rows.length, true);
-  let at = U32 * (1 + rows.length);
+  const parts: Uint8Array[] = [table];
   rows.forEach((row, position) => {
     const filter = row.filter;
     view.setUint32(U32 * (1 + position), filter?.length ?? 0, true);
-    if (filter) {
-      bytes.set(filter, at);
-      at += filter.length;
-    }
+    if (filter) parts.push(filter);
   });
-  return bytes;
+  return parts;
 }
 
 /** Gives each row its filter, a view of the section. */
@@ -309,7 +312,7 @@ function decodeFilters(section: Uint8Array, rows: readonly SnapshotRow[]): void 
 }
 
 /** u32 count, then per packed note its row's position and byte length (u32 each), then the bytes. */
-function encodeMetadata(rows: readonly SnapshotRow[]): Uint8Array {
+function encodeMetadata(rows: readonly SnapshotRow[]): Uint8Array[] {
   const entries: Array<[number, Uint8Array]> = [];
   rows.forEach((row, position) => {
     if (row.metadata) entries.push([position, row.metadata]);
@@ -321,7 +324,7 @@ function encodeMetadata(rows: readonly SnapshotRow[]): Uint8Array {
     view.setUint32(U32 * (1 + 2 * i), position, true);
     view.setUint32(U32 * (2 + 2 * i), bytes.length, true);
   });
-  return concat([table, ...entries.map(([, bytes]) => bytes)]);
+  return [table, ...entries.map(([, bytes]) => bytes)];
 }
 
 function decodeMetadata(section: Uint8Array, rows: readonly SnapshotRow[]): void {
@@ -342,16 +345,6 @@ function decodeMetadata(section: Uint8Array, rows: readonly SnapshotRow[]): void
     at += length;
   }
   if (at !== section.length) fail();
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.length;
-  }
-  return bytes;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;

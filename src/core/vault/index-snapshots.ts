@@ -359,16 +359,17 @@ export class IndexSnapshots {
       const row = byPath.get(path);
       if (row) row.mtime = -1;
     }
-    const bytes = await encodeBase(
+    const parts = await encodeBase(
       { createdAt: this.options.now(), rows, terms, ranges: Uint32Array.from(ranges), postings },
       () => slice.pause(),
     );
-    await this.options.store.save(BASE_KEY, bytes);
-    this.base = { id: snapshotChecksum(bytes) ?? 0, rows: rows.length };
+    await this.options.store.save(BASE_KEY, parts);
+    const bytes = parts.reduce((sum, part) => sum + part.length, 0);
+    this.base = { id: snapshotChecksum(parts[0]!) ?? 0, rows: rows.length };
     // A journal now names the old base: the next load would ignore it; removed to save room.
     await this.options.store.remove(JOURNAL_KEY);
     if (this.changed.size > 0 || this.removed.size > 0) this.stale = true;
-    return { files: 1, bytes: bytes.length };
+    return { files: 1, bytes };
   }
 }
 

@@ -5,6 +5,8 @@ import path from "node:path";
 import type { IndexStore } from "../../core/ports";
 
 const SUFFIX = ".snapshot";
+/** Parts handed to one writev: within the usual IOV_MAX of 1024. */
+const WRITE_BATCH = 1024;
 
 export class FileIndexStore implements IndexStore {
   readonly dir: string;
@@ -31,13 +33,16 @@ export class FileIndexStore implements IndexStore {
     }
   }
 
-  async save(key: string, data: Uint8Array): Promise<void> {
+  async save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
     const target = this.file(key);
     const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
     const handle = await fs.open(temp, "w");
     try {
-      await handle.writeFile(data);
+      const parts = data instanceof Uint8Array ? [data] : data;
+      // A base comes in tens of thousands of small parts (a filter or packed note each): written in
+      // batches, never joined into one file-sized buffer.
+      for (let at = 0; at < parts.length; at += WRITE_BATCH) await handle.writev(parts.slice(at, at + WRITE_BATCH));
       await handle.sync();
     } finally {
       await handle.close();

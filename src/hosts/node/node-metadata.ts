@@ -7,39 +7,27 @@ import { decodeMetadata, encodeMetadata } from "../../core/notes/metadata-codec"
 import { basename, extname } from "../../core/notes/paths";
 import { parseNote, stripBom } from "../../core/notes/structure";
 import type { LinkMap, MetadataPort, PackedMetadata } from "../../core/ports";
-import { LinkResolver, stripSubpath } from "../../core/notes/link-resolver";
+import { LinkResolver } from "../../core/notes/link-resolver";
+import { linkpathsOf } from "../../core/vault/note-document";
 
-const STATE_FORMAT = "secondbrain-node-metadata";
-const STATE_VERSION = 3;
-
-/**
+/*
  * Each note keeps its linkpaths in the clear, so link maps are ready without decoding anything, and its
  * cache packed by core/notes/metadata-codec (a sixth of the cache's JSON, a ninth of its parsed size), in
- * memory and in the snapshot, decoded only when first asked for. A warm start then pays for reading the
- * packed notes and resolving links, and each note's decode (some 10 µs) only when it is used. This JSON
- * form (the packed caches in base64) is what exportState gives; exportNote gives the bytes.
+ * memory and in the snapshot, decoded when asked for and kept decoded only for the last few hundred
+ * notes read. A warm start then pays for reading the packed notes and resolving links, and each note's
+ * decode (some 10 µs) only when it is used.
  */
-export interface NodeMetadataState {
-  format: typeof STATE_FORMAT;
-  version: typeof STATE_VERSION;
-  notes: Record<string, PackedNote>;
-}
-
-export interface PackedNote {
-  links: string[];
-  /** The packed cache in base64, so that the state is JSON. */
-  cache: string;
-}
-
 interface ParsedNote {
-  /** Null until a packed cache is first decoded; stays null if it does not decode. */
-  cache: CachedMetadata | null;
-  packed: Uint8Array | null;
+  packed: Uint8Array;
   /** Targets of links, embeds and frontmatter links, subpaths stripped, in order. */
   linkpaths: readonly string[];
-  /** Their lowercased last segments: the file names resolution looks up (plus `.md`). */
-  names: ReadonlySet<string>;
 }
+
+/**
+ * Decoded caches kept for readers: a tool reads the same few notes again and again, and one that
+ * reads every note's frontmatter (note_query) must not leave a whole vault decoded in memory.
+ */
+const DECODED_NOTES = 512;
 
 interface SourceLinks {
   resolved: Readonly<Record<string, number>>;
@@ -58,17 +46,13 @@ function isNotePath(path: string): boolean {
   return extname(path) === "md";
 }
 
-function linkpathsOf(cache: CachedMetadata): string[] {
-  const linkpaths: string[] = [];
-  for (const list of [cache.links, cache.embeds, cache.frontmatterLinks]) {
-    for (const reference of list ?? []) linkpaths.push(stripSubpath(reference.link));
-  }
-  return linkpaths;
+function noteEntry(packed: Uint8Array, linkpaths: readonly string[]): ParsedNote {
+  return { packed, linkpaths };
 }
 
-function noteEntry(cache: CachedMetadata | null, packed: Uint8Array | null, linkpaths: readonly string[]): ParsedNote {
-  const names = new Set(linkpaths.map((linkpath) => basename(linkpath.normalize("NFC").toLowerCase())));
-  return { cache, packed, linkpaths, names };
+/** The lowercased file name a linkpath looks up (plus `.md`). */
+function lookedUpName(linkpath: string): string {
+  return basename(linkpath.normalize("NFC").toLowerCase());
 }
 
 function countInto(counts: Record<string, number>, key: string): void {
@@ -83,17 +67,38 @@ export class NodeMetadata implements MetadataPort {
   private readonly changedNames = new Set<string>();
   private notePaths: string[] | null = null;
   private maps: LinkMaps | null = null;
+  /**
+   * One copy of each linkpath: links follow a few popular targets, so most of a vault's hundreds of
+   * thousands of linkpaths are repeats.
+   */
+  private readonly linkpathCopies = new Map<string, string>();
+  /** Least recently read first. */
+  private readonly decoded = new Map<string, CachedMetadata | null>();
+
+  private shared(linkpaths: readonly string[]): string[] {
+    return linkpaths.map((linkpath) => {
+      const known = this.linkpathCopies.get(linkpath);
+      if (known !== undefined) return known;
+      this.linkpathCopies.set(linkpath, linkpath);
+      return linkpath;
+    });
+  }
 
   getCache(path: string): CachedMetadata | null {
     if (!this.resolver.hasFile(path)) return null;
     if (!isNotePath(path)) return {};
     const note = this.notes.get(path);
     if (!note) return null;
-    if (note.cache === null && note.packed !== null) {
-      note.cache = decodeMetadata(note.packed);
-      note.packed = null;
-    }
-    return note.cache;
+    let cache = this.decoded.get(path);
+    if (cache === undefined) cache = decodeMetadata(note.packed);
+    else this.decoded.delete(path);
+    this.remember(path, cache);
+    return cache;
+  }
+
+  private remember(path: string, cache: CachedMetadata | null): void {
+    this.decoded.set(path, cache);
+    if (this.decoded.size > DECODED_NOTES) this.decoded.delete(this.decoded.keys().next().value!);
   }
 
   getFirstLinkpathDest(linkpath: string, sourcePath: string): string | null {
@@ -115,7 +120,9 @@ export class NodeMetadata implements MetadataPort {
   update(path: string, text: string): void {
     if (isNotePath(path)) {
       const cache = parseNote(stripBom(text));
-      this.notes.set(path, noteEntry(cache, null, linkpathsOf(cache)));
+      this.notes.set(path, noteEntry(encodeMetadata(cache), this.shared(linkpathsOf(cache))));
+      this.decoded.delete(path);
+      this.remember(path, cache);
     }
     this.forgetSource(path);
     if (this.resolver.hasFile(path)) return;
@@ -125,6 +132,7 @@ export class NodeMetadata implements MetadataPort {
 
   remove(path: string): void {
     this.notes.delete(path);
+    this.decoded.delete(path);
     this.forgetSource(path);
     if (!this.resolver.hasFile(path)) return;
     this.resolver.removeFile(path);
@@ -134,7 +142,9 @@ export class NodeMetadata implements MetadataPort {
   setFiles(paths: readonly string[]): void {
     this.resolver.setFiles(paths);
     for (const path of [...this.notes.keys()]) {
-      if (!this.resolver.hasFile(path)) this.notes.delete(path);
+      if (this.resolver.hasFile(path)) continue;
+      this.notes.delete(path);
+      this.decoded.delete(path);
     }
     this.sourceLinks.clear();
     this.changedNames.clear();
@@ -142,56 +152,11 @@ export class NodeMetadata implements MetadataPort {
     this.maps = null;
   }
 
-  /**
-   * The parsed notes of the current file set (only `paths` when given); JSON-serialisable. Exported
-   * notes stay packed in memory, as with exportNote.
-   */
-  exportState(paths?: readonly string[]): NodeMetadataState {
-    const notes: Record<string, PackedNote> = {};
-    const add = (path: string): void => {
-      const packed = this.exportNote(path);
-      if (packed) notes[path] = { links: [...packed.links], cache: toBase64(packed.packed) };
-    };
-    if (paths) for (const path of paths) add(path);
-    else for (const path of this.notes.keys()) add(path);
-    return { format: STATE_FORMAT, version: STATE_VERSION, notes };
-  }
-
-  /**
-   * Adds parsed notes without re-parsing, replacing known ones of the same path; the file set stays
-   * what setFiles said. False (and nothing changed) when the state has the wrong shape. A packed cache
-   * that does not decode later reads as null, as a note Obsidian failed to parse.
-   */
-  importState(state: unknown): boolean {
-    if (!isRecord(state) || state["format"] !== STATE_FORMAT || state["version"] !== STATE_VERSION) return false;
-    const notes = state["notes"];
-    if (!isRecord(notes)) return false;
-    const imported = new Map<string, ParsedNote>();
-    for (const [path, packed] of Object.entries(notes)) {
-      if (!isNotePath(path) || !isPackedNote(packed)) return false;
-      imported.set(path, noteEntry(null, fromBase64(packed.cache), packed.links));
-    }
-    for (const [path, note] of imported) {
-      this.notes.set(path, note);
-      this.sourceLinks.delete(path);
-    }
-    this.maps = null;
-    return true;
-  }
-
-  /**
-   * The note's linkpaths and packed cache, for the index snapshot; null for a note not in the file set
-   * or whose packed cache did not decode. The note stays packed in memory too until a reader asks for
-   * its cache: after a build, most notes are never asked for again.
-   */
+  /** The note's linkpaths and packed cache, for the index snapshot; null for a note not in the file set. */
   exportNote(path: string): PackedMetadata | null {
     const note = this.notes.get(path);
     if (!note || !this.resolver.hasFile(path)) return null;
-    if (note.packed === null && note.cache !== null) {
-      note.packed = encodeMetadata(note.cache);
-      note.cache = null;
-    }
-    return note.packed === null ? null : { links: note.linkpaths, packed: note.packed };
+    return { links: note.linkpaths, packed: note.packed };
   }
 
   /**
@@ -201,7 +166,8 @@ export class NodeMetadata implements MetadataPort {
    */
   importNote(path: string, note: PackedMetadata): void {
     if (!isNotePath(path)) return;
-    this.notes.set(path, noteEntry(null, note.packed, note.links));
+    this.notes.set(path, noteEntry(note.packed, this.shared(note.links)));
+    this.decoded.delete(path);
     this.sourceLinks.delete(path);
     this.maps = null;
   }
@@ -217,7 +183,8 @@ export class NodeMetadata implements MetadataPort {
   private forgetNotesNamingChangedFiles(): void {
     if (this.changedNames.size === 0) return;
     for (const source of [...this.sourceLinks.keys()]) {
-      for (const name of this.notes.get(source)?.names ?? []) {
+      for (const linkpath of this.notes.get(source)?.linkpaths ?? []) {
+        const name = lookedUpName(linkpath);
         if (this.changedNames.has(name) || this.changedNames.has(`${name}.md`)) {
           this.sourceLinks.delete(source);
           break;
@@ -276,25 +243,4 @@ export class NodeMetadata implements MetadataPort {
     this.maps = { resolved: Object.freeze(resolved), unresolved: Object.freeze(unresolved) };
     return this.maps;
   }
-}
-
-function toBase64(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-}
-
-function fromBase64(text: string): Uint8Array {
-  return Buffer.from(text, "base64");
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isPackedNote(value: unknown): value is PackedNote {
-  return (
-    isRecord(value) &&
-    typeof value["cache"] === "string" &&
-    Array.isArray(value["links"]) &&
-    value["links"].every((link) => typeof link === "string")
-  );
 }

@@ -6,8 +6,16 @@ import type { IndexStore } from "../../core/ports";
 const KEY = /^[a-z0-9_-]+$/i;
 const SUFFIX = ".snapshot";
 
-function toArrayBuffer(bytes: Uint8Array): ArrayBuffer {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+/** The adapter writes one ArrayBuffer: parts are joined into it. */
+function toArrayBuffer(data: Uint8Array | readonly Uint8Array[]): ArrayBuffer {
+  if (data instanceof Uint8Array) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer;
+  const joined = new Uint8Array(data.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of data) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined.buffer;
 }
 
 export class AdapterIndexStore implements IndexStore {
@@ -37,7 +45,7 @@ export class AdapterIndexStore implements IndexStore {
     return new Uint8Array(await this.adapter.readBinary(path));
   }
 
-  async save(key: string, data: Uint8Array): Promise<void> {
+  async save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
     await this.ensureFolder(this.folder);
     // A torn write is caught by the snapshot's checksum and rebuilt, so a plain write is enough.
     await this.adapter.writeBinary(this.path(key), toArrayBuffer(data));
