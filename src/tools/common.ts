@@ -54,11 +54,17 @@ export function page<T>(items: readonly T[], offset: number, limit: number): { t
 export { isoTime as iso } from "../core/dates";
 
 export function hasAllTags(noteTags: readonly string[], wanted: readonly string[]): boolean {
+  return allTagsMatcher(wanted)(noteTags);
+}
+
+/** `hasAllTags` with the wanted tags normalised once, for checking many notes. */
+export function allTagsMatcher(wanted: readonly string[]): (noteTags: readonly string[]) => boolean {
   // A wanted parent tag matches nested tags too: `topic` matches `topic/knowledge`.
-  return wanted.every((tag) => {
+  const tags = wanted.map((tag) => {
     const normalized = tag.replace(/^#/, "").replace(/^\/+|\/+$/g, "").toLowerCase();
-    return noteTags.some((have) => have === normalized || have.startsWith(normalized + "/"));
+    return { normalized, parent: `${normalized}/` };
   });
+  return (noteTags) => tags.every(({ normalized, parent }) => noteTags.some((have) => have === normalized || have.startsWith(parent)));
 }
 
 export function requireNote(record: FileRecord | undefined, path: string, vault: string): FileRecord {

@@ -11,6 +11,7 @@ import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } 
 import { isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
 import { FIELD_BOOSTS, FIELD_COUNT, FIELDS, IndexBuilder, type IndexBatch, type IndexDoc } from "./index-builder";
 import { TermTable } from "./term-table";
+import { FuzzyTerms, MAX_FUZZY_QUERY } from "./fuzzy";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
 import { QueryEvaluator, matchedTerm, realTerm, type DocumentTable, type Evaluation } from "./evaluator";
@@ -63,7 +64,7 @@ export interface NoteSearchOptions {
 }
 
 /** Bump when the tokenizer, fields or persisted postings change: older snapshots are then rebuilt. */
-export const NOTE_INDEX_VERSION = 3;
+export const NOTE_INDEX_VERSION = 4;
 
 const PHRASE_READ_CONCURRENCY = 8;
 /** Terms or posting runs of a batch between two pauses of `appendBatchSliced`. */
@@ -77,10 +78,12 @@ interface PhraseCheck {
 }
 
 interface Candidate {
-  path: string;
+  id: number;
   score: number;
   /** The candidate's match in the query's evaluation. */
   at: number;
+  /** Looked up only when needed (ties, the page, reading its text): most candidates never are. */
+  path: string | null;
 }
 
 /** A phrase with the positions of its candidate terms among the query's terms. */
@@ -213,9 +216,21 @@ export class NoteIndex {
     const writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
     this.writer = writer;
     this.documents = new Documents(() => writer);
-    this.evaluator = new QueryEvaluator(this.engine, this.documents);
     this.terms = new TermTable();
     this.termData = [];
+    const engine = this.engine as unknown as { _index: { fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]> } };
+    const fuzzy = new FuzzyTerms(this.terms.terms);
+    const termData = this.termData;
+    this.evaluator = new QueryEvaluator(this.engine, this.documents, (term, maxDistance) => {
+      if (term.length > MAX_FUZZY_QUERY) return engine._index.fuzzyGet(term, maxDistance);
+      const found = new Map<string, [TermData, number]>();
+      fuzzy.matches(term, maxDistance, (number, match, distance) => {
+        const data = termData[number];
+        // A term whose postings are all gone (MiniSearch's own search drops emptied ones) is no match.
+        if (data && data.size > 0) found.set(match, [data, distance]);
+      });
+      return found;
+    });
     this.builder = new IndexBuilder(this.terms);
   }
 
@@ -464,24 +479,27 @@ export class NoteIndex {
 
     const evaluation = this.evaluator.evaluate(terms);
     const filters = this.documents.filters;
+    const filter = options.filter;
+    const excluded = exclusion.excluded.size > 0 ? exclusion.excluded : null;
     const candidates: Candidate[] = [];
     for (let i = 0; i < evaluation.ids.length; i++) {
       const id = evaluation.ids[i]!;
       if (!passesChecks(evaluation, i, checks, filters[id])) continue;
-      const path = evaluation.path(id);
-      if (exclusion.excluded.has(path)) continue;
-      if (options.filter && !options.filter(path)) continue;
-      candidates.push({ path, score: matchScore(evaluation, i, terms), at: i });
+      if (excluded?.has(id)) continue;
+      let path: string | null = null;
+      if (filter && !filter((path = evaluation.path(id)))) continue;
+      candidates.push({ id, score: matchScore(evaluation, i, terms), at: i, path });
     }
+    const pathOf = (candidate: Candidate): string => (candidate.path ??= evaluation.path(candidate.id));
+    const byRank = (a: Candidate, b: Candidate): number => b.score - a.score || comparePaths(pathOf(a), pathOf(b));
     const start = Math.max(0, options.offset);
     const wanted = start + Math.max(0, options.limit);
     const hasPositivePhrases = phrases.length > 0 || groupPhrases.some((group) => group.some((alternative) => alternative.length > 0));
     if (!hasPositivePhrases && exclusion.suspects.size === 0) {
       // Nothing to read: only the page needs ordering, not every match of a word in all notes.
-      return { total: candidates.length, hits: toHits(evaluation, bestCandidates(candidates, wanted).slice(start)) };
+      return { total: candidates.length, hits: toHits(evaluation, bestCandidates(candidates, wanted, byRank).slice(start), pathOf) };
     }
-    candidates.sort(byRank);
-    const verified = await this.verifyPhrases(candidates, wanted, {
+    const verified = await this.verifyPhrases(new RankedCandidates(candidates, byRank), wanted, pathOf, {
       evaluation,
       checks,
       phrases,
@@ -489,7 +507,7 @@ export class NoteIndex {
       suspects: exclusion.suspects,
       loadText: options.loadText,
     });
-    const page: SearchPage = { total: verified.total, hits: toHits(evaluation, verified.kept.slice(start, wanted)) };
+    const page: SearchPage = { total: verified.total, hits: toHits(evaluation, verified.kept.slice(start, wanted), pathOf) };
     if (verified.estimated) page.totalEstimated = true;
     return page;
   }
@@ -498,9 +516,9 @@ export class NoteIndex {
   private exclusion(
     query: ParsedQuery,
     excludedPhrases: readonly PhraseCheck[],
-  ): { excluded: Set<string>; suspects: Map<string, PhraseCheck[]> } {
-    const excluded = new Set<string>();
-    const suspects = new Map<string, PhraseCheck[]>();
+  ): { excluded: Set<number>; suspects: Map<number, PhraseCheck[]> } {
+    const excluded = new Set<number>();
+    const suspects = new Map<number, PhraseCheck[]>();
     const lookups = new Map<string, QueryTerm>();
     for (const term of query.excluded) lookups.set(term.term, term);
     for (const phrase of excludedPhrases) {
@@ -522,14 +540,13 @@ export class NoteIndex {
     const evaluation = this.evaluator.evaluate(terms);
     for (let i = 0; i < evaluation.ids.length; i++) {
       const id = evaluation.ids[i]!;
-      const path = evaluation.path(id);
       if (excludedTerms.some((term) => matchedTerm(evaluation, i, term))) {
-        excluded.add(path);
+        excluded.add(id);
         continue;
       }
       const filter = this.documents.filters[id];
       const suspected = phrases.filter((plan) => mayHavePhrase(evaluation, i, plan, filter)).map(({ phrase }) => phrase);
-      if (suspected.length > 0) suspects.set(path, suspected);
+      if (suspected.length > 0) suspects.set(id, suspected);
     }
     return { excluded, suspects };
   }
@@ -540,14 +557,15 @@ export class NoteIndex {
    * and a page of 10 needs about 10 of them read. The rest is estimated from the share verified.
    */
   private async verifyPhrases(
-    candidates: Candidate[],
+    candidates: RankedCandidates,
     wanted: number,
+    pathOf: (candidate: Candidate) => string,
     plan: PhrasePlan,
   ): Promise<{ kept: Candidate[]; total: number; estimated: boolean }> {
     const { hasPositivePhrases } = plan;
     const loadText = plan.loadText;
     if (!loadText) {
-      const kept = candidates.filter((candidate) => !plan.suspects.has(candidate.path));
+      const kept = candidates.all().filter((candidate) => !plan.suspects.has(candidate.id));
       return { kept, total: kept.length, estimated: false };
     }
     // Reads run up to PHRASE_READ_CONCURRENCY ahead of the candidate being decided, in rank order.
@@ -557,15 +575,15 @@ export class NoteIndex {
     let checked = 0;
     while (checked < candidates.length && (kept.length < wanted || checked === 0)) {
       while (launched < candidates.length && launched < checked + PHRASE_READ_CONCURRENCY) {
-        const candidate = candidates[launched]!;
-        if (hasPositivePhrases || plan.suspects.has(candidate.path)) {
-          verdicts.set(launched, this.holdsPhrases(candidate, plan, loadText).catch(() => false));
+        const candidate = candidates.at(launched);
+        if (hasPositivePhrases || plan.suspects.has(candidate.id)) {
+          verdicts.set(launched, this.holdsPhrases(candidate, pathOf(candidate), plan, loadText).catch(() => false));
         }
         launched += 1;
       }
       const verdict = verdicts.get(checked);
       verdicts.delete(checked);
-      if (verdict === undefined || (await verdict)) kept.push(candidates[checked]!);
+      if (verdict === undefined || (await verdict)) kept.push(candidates.at(checked));
       checked += 1;
     }
     const remaining = candidates.length - checked;
@@ -575,13 +593,14 @@ export class NoteIndex {
 
   private async holdsPhrases(
     candidate: Candidate,
+    path: string,
     plan: PhrasePlan,
     loadText: (path: string) => Promise<string | null>,
   ): Promise<boolean> {
-    const text = await loadText(candidate.path);
+    const text = await loadText(path);
     if (text === null) return false;
     const body = new PhraseText(text);
-    const titleWords = wordSequence(basename(candidate.path));
+    const titleWords = wordSequence(basename(path));
     const present = (phrase: PhraseCheck): boolean => body.contains(phrase.words) || containsPhrase(titleWords, phrase.words);
     if (!plan.phrases.every(present)) return false;
     const groupsHold = plan.checks.groups.every((alternatives) =>
@@ -591,7 +610,7 @@ export class NoteIndex {
       ),
     );
     if (!groupsHold) return false;
-    return !(plan.suspects.get(candidate.path) ?? []).some(present);
+    return !(plan.suspects.get(candidate.id) ?? []).some(present);
   }
 }
 
@@ -613,17 +632,67 @@ function vectorOf(batch: IndexBatch, terms: readonly string[]): DocVector {
   return vector;
 }
 
-function toHits(evaluation: Evaluation, page: readonly Candidate[]): SearchHit[] {
-  const terms = evaluation.terms(page.map(({ at }) => evaluation.ids[at]!));
-  return page.map(({ path, score }, position) => ({ path, score, terms: terms[position]! }));
-}
-
-function byRank(a: Candidate, b: Candidate): number {
-  return b.score - a.score || comparePaths(a.path, b.path);
+function toHits(evaluation: Evaluation, page: readonly Candidate[], pathOf: (candidate: Candidate) => string): SearchHit[] {
+  const terms = evaluation.terms(page.map(({ id }) => id));
+  return page.map((candidate, position) => ({ path: pathOf(candidate), score: candidate.score, terms: terms[position]! }));
 }
 
 /** The first `wanted` candidates in rank order, without sorting them all when few are wanted. */
-function bestCandidates(candidates: Candidate[], wanted: number): Candidate[] {
+/**
+ * Candidates in rank order, ordered only as far as they are asked for: a phrase of two common words
+ * has thousands of candidates, and a page of ten is usually decided by the first dozen (a binary heap,
+ * built in one pass, gives them up one by one).
+ */
+class RankedCandidates {
+  readonly length: number;
+  private readonly heap: Candidate[];
+  private readonly ordered: Candidate[] = [];
+  private readonly byRank: (a: Candidate, b: Candidate) => number;
+
+  constructor(candidates: Candidate[], byRank: (a: Candidate, b: Candidate) => number) {
+    this.heap = candidates;
+    this.length = candidates.length;
+    this.byRank = byRank;
+    for (let at = (candidates.length >> 1) - 1; at >= 0; at--) this.siftDown(at);
+  }
+
+  /** The candidate of rank `rank` (0 the best); `rank` below `length`. */
+  at(rank: number): Candidate {
+    while (this.ordered.length <= rank) this.ordered.push(this.pop());
+    return this.ordered[rank]!;
+  }
+
+  all(): Candidate[] {
+    return Array.from({ length: this.length }, (_, rank) => this.at(rank));
+  }
+
+  private pop(): Candidate {
+    const heap = this.heap;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      this.siftDown(0);
+    }
+    return top;
+  }
+
+  private siftDown(from: number): void {
+    const heap = this.heap;
+    let at = from;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= heap.length) return;
+      const right = left + 1;
+      const better = right < heap.length && this.byRank(heap[right]!, heap[left]!) < 0 ? right : left;
+      if (this.byRank(heap[better]!, heap[at]!) >= 0) return;
+      [heap[at], heap[better]] = [heap[better]!, heap[at]!];
+      at = better;
+    }
+  }
+}
+
+function bestCandidates(candidates: Candidate[], wanted: number, byRank: (a: Candidate, b: Candidate) => number): Candidate[] {
   if (wanted <= 0) return [];
   if (wanted * 16 >= candidates.length) return candidates.sort(byRank).slice(0, wanted);
   const best: Candidate[] = [];
@@ -700,7 +769,7 @@ interface PhrasePlan {
   phrases: PhraseCheck[];
   /** The query has phrases every hit must hold (else only suspects of excluded phrases are read). */
   hasPositivePhrases: boolean;
-  suspects: ReadonlyMap<string, PhraseCheck[]>;
+  suspects: ReadonlyMap<number, PhraseCheck[]>;
   loadText: ((path: string) => Promise<string | null>) | undefined;
 }
 

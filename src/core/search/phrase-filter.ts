@@ -28,17 +28,17 @@ export function buildPhraseFilter(sequences: ReadonlyArray<readonly string[]>): 
 export function buildPhraseFilterFromHashes(sequences: readonly Int32Array[], lengths?: readonly number[]): Uint8Array {
   let pairs = 0;
   sequences.forEach((words, i) => (pairs += Math.max(0, (lengths?.[i] ?? words.length) - 1)));
-  let bytes = MIN_BYTES;
-  while (bytes < MAX_BYTES && bytes * 8 < pairs * BITS_PER_PAIR) bytes *= 2;
+  // Sized to the pairs, not to a power of two: filters are a fifth of a vault's snapshot.
+  const bytes = Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.ceil((pairs * BITS_PER_PAIR) / 8)));
   const filter = new Uint8Array(bytes);
-  const mask = bytes * 8 - 1;
+  const bits = bytes * 8;
   sequences.forEach((words, s) => {
     const length = lengths?.[s] ?? words.length;
     for (let i = 1; i < length; i++) {
       const first = pairHash(words[i - 1]!, words[i]!);
       const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
       for (let probe = 0; probe < PROBES; probe++) {
-        const bit = (first + probe * step) & mask;
+        const bit = (first + probe * step) % bits;
         filter[bit >>> 3]! |= 1 << (bit & 7);
       }
     }
@@ -66,12 +66,13 @@ export function phrasePairHashes(phrase: readonly string[]): Uint32Array {
  */
 export function mayHoldPairs(filter: Uint8Array, hashes: Uint32Array): boolean {
   const bytes = filter.length;
-  if (hashes.length === 0 || bytes < MIN_BYTES || bytes > MAX_BYTES || (bytes & (bytes - 1)) !== 0) return true;
-  const mask = bytes * 8 - 1;
-  for (const first of hashes) {
+  if (hashes.length === 0 || bytes < MIN_BYTES || bytes > MAX_BYTES) return true;
+  const bits = bytes * 8;
+  for (let pair = 0; pair < hashes.length; pair++) {
+    const first = hashes[pair]!;
     const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
     for (let probe = 0; probe < PROBES; probe++) {
-      const bit = (first + probe * step) & mask;
+      const bit = (first + probe * step) % bits;
       if ((filter[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
     }
   }
@@ -80,8 +81,7 @@ export function mayHoldPairs(filter: Uint8Array, hashes: Uint32Array): boolean {
 
 /** Whether `filter` can be a phrase filter at all (a snapshot's bytes are checked before use). */
 export function isPhraseFilter(filter: Uint8Array): boolean {
-  const bytes = filter.length;
-  return bytes >= MIN_BYTES && bytes <= MAX_BYTES && (bytes & (bytes - 1)) === 0;
+  return filter.length >= MIN_BYTES && filter.length <= MAX_BYTES;
 }
 
 /** Both words' hashes mixed (a murmur3 finaliser), so that nearby hashes spread over the filter. */

@@ -1,6 +1,6 @@
 // Phrases are checked on a note's text, never in the index (which keeps no positions). The index only
 // narrows the notes worth reading to those holding every term the phrase is sure to have been indexed with.
-import { containsCjk, hanBigrams, tokenize, wordSequence } from "./tokenizer";
+import { containsCjk, hanBigrams, tokenize, wordSequence, wordSequenceWithStarts } from "./tokenizer";
 
 export interface CandidateTerm {
   term: string;
@@ -73,17 +73,24 @@ function isAsciiAlphanumeric(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57);
 }
 
+function isRunCharacter(code: number): boolean {
+  return code >= 0x80 || isAsciiAlphanumeric(code);
+}
+
 /**
  * A note's text, asked whether it holds phrases. Tokenizing a whole note to check one phrase is most of
- * a phrase query's cost, so for ASCII text and phrases it only tokenizes a few words around each
- * occurrence of the phrase's longest word (lower-casing is then exactly the index's folding); other
- * texts get the whole word sequence, computed once.
+ * a phrase query's cost, so for a phrase of ASCII words it only tokenizes a few words around each place
+ * the phrase's longest word can be: where it is spelled out (in any case), and, in a text beyond ASCII,
+ * where a run with other characters folds to it (Größe for "grosse"). Other phrases get the whole word
+ * sequence, computed once.
  */
 export class PhraseText {
   private readonly text: string;
   private lower: string | null = null;
   private words: string[] | null = null;
   private readonly ascii: boolean;
+  /** Where runs beyond ASCII start, with their terms; found once per text. */
+  private foreignRuns: Array<{ at: number; terms: string[] }> | null = null;
 
   constructor(text: string) {
     this.text = text;
@@ -92,11 +99,21 @@ export class PhraseText {
 
   contains(phrase: readonly string[]): boolean {
     if (phrase.length === 0) return false;
-    if (!this.ascii || !phrase.every((word) => ASCII_WORD.test(word))) {
+    const lower = (this.lower ??= this.text.toLowerCase());
+    // Lower-casing a few characters beyond ASCII changes the text's length: offsets would not match.
+    if (!phrase.every((word) => ASCII_WORD.test(word)) || lower.length !== this.text.length) {
       this.words ??= wordSequence(this.text);
       return containsPhrase(this.words, phrase);
     }
-    const lower = (this.lower ??= this.text.toLowerCase());
+    // Most phrases are written as typed, words a space apart: found that way, one window decides.
+    if (phrase.length > 1) {
+      const written = phrase.join(" ");
+      for (let at = lower.indexOf(written); at >= 0; at = lower.indexOf(written, at + 1)) {
+        if (at > 0 && isAsciiAlphanumeric(lower.charCodeAt(at - 1))) continue;
+        const end = at + phrase[0]!.length;
+        if (this.windowHolds(at, end, phrase, 0)) return true;
+      }
+    }
     let anchor = 0;
     phrase.forEach((word, index) => {
       if (word.length > phrase[anchor]!.length) anchor = index;
@@ -106,32 +123,77 @@ export class PhraseText {
       if (at > 0 && isAsciiAlphanumeric(lower.charCodeAt(at - 1))) continue;
       const end = at + word.length;
       if (end < lower.length && isAsciiAlphanumeric(lower.charCodeAt(end))) continue;
-      const start = this.runsBefore(at, anchor + WINDOW_SLACK_RUNS);
-      const stop = this.runsAfter(end, phrase.length - anchor - 1 + WINDOW_SLACK_RUNS);
-      // Three more characters: whether a word is a URL scheme ("https://") depends on what follows it.
-      if (containsPhrase(wordSequence(this.text.slice(start, Math.min(this.text.length, stop + 3))), phrase)) return true;
+      if (this.windowHolds(at, end, phrase, anchor)) return true;
+    }
+    if (this.ascii) return false;
+    for (const run of this.runsBeyondAscii()) {
+      if (run.terms.includes(word) && this.windowHolds(run.at, run.at + 1, phrase, anchor)) return true;
     }
     return false;
   }
 
-  /** The start of the `runs`-th run of letters and digits before `at` (or the text's start). */
+  /**
+   * Whether the phrase is in the words around the run at `at`: enough of them on each side for the
+   * phrase's other words, the window widened while tokens the index drops (long numbers, hashes, URL
+   * schemes) leave too few.
+   */
+  private windowHolds(at: number, end: number, phrase: readonly string[], anchor: number): boolean {
+    const text = this.text;
+    const after = phrase.length - anchor - 1;
+    for (let slack = WINDOW_SLACK_RUNS; ; slack *= 2) {
+      const start = this.runsBefore(at, anchor + slack);
+      let stop = this.runsAfter(end, after + slack);
+      // Up to three characters more, never into the next run: whether the last word is a URL scheme
+      // ("https://") depends on what follows it, and a cut-off piece of the next run would read as a word.
+      const limit = Math.min(text.length, stop + 3);
+      while (stop < limit && !isRunCharacter(text.charCodeAt(stop))) stop += 1;
+      const { words, starts } = wordSequenceWithStarts(text.slice(start, stop));
+      let here = 0;
+      while (here < words.length && starts[here]! < at - start) here += 1;
+      const enoughBefore = start === 0 || here >= anchor;
+      const enoughAfter = stop >= text.length || words.length - here - 1 >= after;
+      if (enoughBefore && enoughAfter) return containsPhrase(words, phrase);
+    }
+  }
+
+  private runsBeyondAscii(): Array<{ at: number; terms: string[] }> {
+    if (this.foreignRuns) return this.foreignRuns;
+    const text = this.text;
+    const runs: Array<{ at: number; terms: string[] }> = [];
+    for (let at = 0; at < text.length; at++) {
+      if (text.charCodeAt(at) < 0x80) continue;
+      let start = at;
+      while (start > 0 && isRunCharacter(text.charCodeAt(start - 1))) start -= 1;
+      let end = at + 1;
+      while (end < text.length && isRunCharacter(text.charCodeAt(end))) end += 1;
+      // The span holds whole runs of the tokenizer's (bounded by ASCII that is no letter or digit).
+      runs.push({ at: start, terms: tokenize(text.slice(start, end)) });
+      at = end;
+    }
+    return (this.foreignRuns = runs);
+  }
+
+  /**
+   * The start of the `runs`-th run before `at` (or the text's start). Runs are of ASCII letters and
+   * digits and any character beyond ASCII: a word like Größe is one run, never cut in two.
+   */
   private runsBefore(at: number, runs: number): number {
     const text = this.text;
     let position = at;
     for (let run = 0; run < runs && position > 0; run++) {
-      while (position > 0 && !isAsciiAlphanumeric(text.charCodeAt(position - 1))) position -= 1;
-      while (position > 0 && isAsciiAlphanumeric(text.charCodeAt(position - 1))) position -= 1;
+      while (position > 0 && !isRunCharacter(text.charCodeAt(position - 1))) position -= 1;
+      while (position > 0 && isRunCharacter(text.charCodeAt(position - 1))) position -= 1;
     }
     return position;
   }
 
-  /** The end of the `runs`-th run of letters and digits after `at` (or the text's end). */
+  /** The end of the `runs`-th run after `at` (or the text's end). */
   private runsAfter(at: number, runs: number): number {
     const text = this.text;
     let position = at;
     for (let run = 0; run < runs && position < text.length; run++) {
-      while (position < text.length && !isAsciiAlphanumeric(text.charCodeAt(position))) position += 1;
-      while (position < text.length && isAsciiAlphanumeric(text.charCodeAt(position))) position += 1;
+      while (position < text.length && !isRunCharacter(text.charCodeAt(position))) position += 1;
+      while (position < text.length && isRunCharacter(text.charCodeAt(position))) position += 1;
     }
     return position;
   }

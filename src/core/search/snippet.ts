@@ -3,7 +3,7 @@
 // so the marks agree with what the index matched (Größe for "grosse", snapshots for "snapshot").
 import type { ParsedQuery, QueryTerm } from "./query";
 import { STOP_WORD_WEIGHT } from "./query";
-import { containsCjk, forEachWordPiece, normalizeTerm } from "./tokenizer";
+import { containsCjk, forEachWordPiece, pieceTerm } from "./tokenizer";
 
 export const SNIPPET_CHARS = 200;
 /** The scan for marks goes on this many windows past the last query word first seen. */
@@ -119,7 +119,7 @@ function findMarks(body: string, matcher: Matcher, from: number, scanAfter: numb
         for (const mark of cjkMarks(piece, start, matcher.cjk)) add(mark);
         return true;
       }
-      const term = normalizeTerm(piece);
+      const term = pieceTerm(piece);
       if (term === null) return true;
       const label = matcher.exact.get(term) ?? matcher.prefixes.find((prefix) => term.startsWith(prefix));
       if (label !== undefined) add({ start, end: start + piece.length, label });

@@ -266,12 +266,19 @@ function scanRun(text: string, run: string, start: number, table: TermTable, sca
  * CJK run kept whole (no segments, no bigrams) so a CJK phrase can be matched as a substring.
  */
 export function wordSequence(text: string): string[] {
+  return wordSequenceWithStarts(text).words;
+}
+
+/** `wordSequence`, with the offset in `text` of the piece each word came from. */
+export function wordSequenceWithStarts(text: string): { words: string[]; starts: number[] } {
   const words: string[] = [];
-  forEachWordPiece(text, (piece, _start, cjk) => {
+  const starts: number[] = [];
+  forEachWordPiece(text, (piece, start, cjk) => {
     if (cjk) words.push(piece.normalize("NFKC"));
     else pushWordTerms(piece, words);
+    while (starts.length < words.length) starts.push(start);
   });
-  return words;
+  return { words, starts };
 }
 
 /**
@@ -285,6 +292,16 @@ export function normalizeTerm(term: string): string | null {
   const normalized = cjk ? term.normalize("NFKC") : foldWord(term);
   if (normalized.length === 0 || NOT_LETTER_OR_DIGIT.test(normalized)) return null;
   return isIndexable(normalized) ? normalized : null;
+}
+
+/**
+ * `normalizeTerm` of a word piece `forEachWordPiece` found (a run of letters, digits and marks), with
+ * a fast path for plain ASCII: marking query words in snippets normalises every word around them.
+ */
+export function pieceTerm(piece: string): string | null {
+  if (NON_ASCII.test(piece)) return normalizeTerm(piece);
+  const term = piece.toLowerCase();
+  return isIndexable(term) ? term : null;
 }
 
 function pushWordTerms(piece: string, into: string[]): void {

@@ -3,9 +3,9 @@ import { parseQuery } from "../../core/search/query";
 import { makeSnippet } from "../../core/search/snippet";
 import type { FileRecord, VaultEngine } from "../../core/vault/types";
 import {
+  allTagsMatcher,
   fileFilter,
   globField,
-  hasAllTags,
   iso,
   limitField,
   modifiedAfterField,
@@ -58,10 +58,12 @@ export const noteSearch = defineTool({
     const keepFile = fileFilter(args, ctx.now());
     const conditions = args.properties ? conditionsFrom(args.properties) : [];
     const wantedTags = args.tags ?? [];
+    const hasTags = allTagsMatcher(wantedTags);
+    const filtered = args.prefix !== undefined || args.glob !== undefined || args.modified_after !== undefined || wantedTags.length > 0 || conditions.length > 0;
     const accept = (path: string): boolean => {
       const file = engine.file(path);
       if (!file || !keepFile(file)) return false;
-      if (wantedTags.length > 0 && !hasAllTags(engine.summary(path)?.tags ?? [], wantedTags)) return false;
+      if (wantedTags.length > 0 && !hasTags(engine.noteFacts(path)?.tags ?? [])) return false;
       if (conditions.length > 0) {
         const frontmatter = engine.cache(path)?.frontmatter;
         if (!conditions.every((condition) => matches(frontmatter, condition))) return false;
@@ -82,7 +84,8 @@ export const noteSearch = defineTool({
       hits = paged.items.map((file) => hitEntry(engine, file, null, undefined));
     } else {
       const parsed = parseQuery(query);
-      const outcome = await engine.search(query, { limit: args.limit, offset: args.offset, filter: accept });
+      // Unfiltered, every indexed note is a file of the vault: no check per match (thousands for a common word).
+      const outcome = await engine.search(query, { limit: args.limit, offset: args.offset, ...(filtered ? { filter: accept } : {}) });
       total = outcome.total;
       totalEstimated = outcome.total_estimated === true;
       const bodies = await Promise.all(outcome.hits.map((hit) => engine.bodyText(hit.path)));

@@ -46,6 +46,13 @@ test("PhraseText agrees with the whole word sequence, on ASCII and other texts a
   }
 });
 
+test("PhraseText widens its window past any number of dropped tokens", () => {
+  const text = `https ${"12345678 www.12345678 ".repeat(20)}token://token`;
+  assert.equal(containsPhrase(wordSequence(text), ["https", "token"]), true);
+  assert.equal(new PhraseText(text).contains(["https", "token"]), true);
+  assert.equal(new PhraseText("a://token token token a://").contains(["a"]), false, "a URL scheme cut off at the window's end is no word");
+});
+
 test("PhraseText finds a phrase deep in a long note without tokenizing all of it", () => {
   const text = `${"lorem ipsum ".repeat(5000)}the token bucket refills${" dolor".repeat(5000)}`;
   const view = new PhraseText(text);
@@ -63,5 +70,19 @@ test("PhraseText matches the word sequence on random ASCII texts", () => {
       assert.equal(new PhraseText(body).contains(words), containsPhrase(wordSequence(body), words));
     }),
     { numRuns: 500 },
+  );
+});
+
+test("PhraseText matches the word sequence on texts beyond ASCII, folded spellings included", () => {
+  // Tokens the index drops (long numbers, hashes, URL schemes) between the words, too.
+  const token = fc.constantFrom("token", "Tökén", "bucket", "BÜCKET", "Größe", "grosse", "café", "cafe\u0301", "ﬁle", "file", "東京", "½", "İstanbul", "istanbul", "a", "—", "“quoted”", "12345678", "https", "www", "mailto", "3f2a9c0d1e2f3a4b5c");
+  const separator = fc.constantFrom(" ", "-", ".", "\n\n", ", ", "—", "…", "\u00a0", "", "://", ":");
+  const text = fc.array(fc.tuple(token, separator), { maxLength: 40 }).map((parts) => parts.map(([word, gap]) => word + gap).join(""));
+  const phrase = fc.array(fc.constantFrom("token", "bucket", "grosse", "cafe", "file", "istanbul", "a", "quoted", "https", "www"), { minLength: 1, maxLength: 3 });
+  fc.assert(
+    fc.property(text, phrase, (body, words) => {
+      assert.equal(new PhraseText(body).contains(words), containsPhrase(wordSequence(body), words), JSON.stringify(body));
+    }),
+    { numRuns: 3000 },
   );
 });
