@@ -91,6 +91,11 @@ export interface BulkIngestPort {
 /** A key-value store for index snapshots, kept outside the vault (plugin folder or data folder). */
 export interface IndexStore {
   load(key: string): Promise<Uint8Array | null>;
+  /**
+   * Bytes [start, end) of a file (fewer where it ends first), null when it does not exist: lets the
+   * engine read the part of a large snapshot it keeps apart from the part it parses and lets go.
+   */
+  loadRange?(key: string, start: number, end: number): Promise<Uint8Array | null>;
   /** Writes the file whole (atomically where the host can); given in parts, they are written in order. */
   save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void>;
   remove(key: string): Promise<void>;

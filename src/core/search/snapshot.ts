@@ -131,13 +131,51 @@ export function decodeSnapshot(bytes: Uint8Array): Uint8Array[] {
 
 /** As `decodeSnapshot`, verifying the checksum a step at a time with `pause` in between. */
 export async function decodeSnapshotSliced(bytes: Uint8Array, pause: () => Promise<void>): Promise<Uint8Array[]> {
-  const recorded = checkHeader(bytes);
-  if ((await crc32Sliced(bytes.subarray(SNAPSHOT_HEADER_BYTES), pause)) !== recorded) throw checksumMismatch();
-  return splitSections(bytes);
+  return decodeSnapshotParts([bytes], pause);
 }
 
-/** Checks magic, version and length; returns the recorded checksum. */
-function checkHeader(bytes: Uint8Array): number {
+/**
+ * As `decodeSnapshotSliced`, for a file read in consecutive parts (the first holding the header) that
+ * each end where a section ends: a large file is read that way when only some of its sections are
+ * kept in memory afterwards. The sections are views into the parts.
+ */
+export async function decodeSnapshotParts(parts: readonly Uint8Array[], pause: () => Promise<void>): Promise<Uint8Array[]> {
+  const first = parts[0] ?? new Uint8Array(0);
+  const recorded = checkHeader(first, parts.reduce((sum, part) => sum + part.length, 0));
+  let crc = 0xffffffff;
+  let sinceLastPause = 0;
+  for (const [index, part] of parts.entries()) {
+    const payload = index === 0 ? part.subarray(SNAPSHOT_HEADER_BYTES) : part;
+    for (let at = 0; at < payload.length; at += CHECKSUM_STEP) {
+      const piece = payload.subarray(at, Math.min(payload.length, at + CHECKSUM_STEP));
+      crc = crc32Update(crc, piece);
+      sinceLastPause += piece.length;
+      if (sinceLastPause >= CHECKSUM_STEP) {
+        sinceLastPause = 0;
+        await pause();
+      }
+    }
+  }
+  if (((crc ^ 0xffffffff) >>> 0) !== recorded) throw checksumMismatch();
+  return parts.flatMap((part, index) => splitSections(part, index === 0 ? SNAPSHOT_HEADER_BYTES : 0));
+}
+
+/**
+ * Where the given section starts in a snapshot, from the file's first bytes (null when they do not
+ * reach it): a reader that keeps only the later sections reads them apart from the rest.
+ */
+export function sectionOffset(head: Uint8Array, section: number): number | null {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  let at = SNAPSHOT_HEADER_BYTES;
+  for (let index = 0; index < section; index++) {
+    if (head.length - at < SECTION_LENGTH_BYTES) return null;
+    at += SECTION_LENGTH_BYTES + view.getUint32(at, true);
+  }
+  return at;
+}
+
+/** Checks magic, version and length (`total`: the file's length, when it came in parts); returns the recorded checksum. */
+function checkHeader(bytes: Uint8Array, total = bytes.length): number {
   if (bytes.length < SNAPSHOT_HEADER_BYTES) {
     if (startsWithMagicPrefix(bytes)) {
       throw new SnapshotError("truncated", `Snapshot is ${bytes.length} bytes, shorter than its header.`);
@@ -156,7 +194,7 @@ function checkHeader(bytes: Uint8Array): number {
     );
   }
   const length = header.getUint32(LENGTH_OFFSET, true);
-  const available = bytes.length - SNAPSHOT_HEADER_BYTES;
+  const available = total - SNAPSHOT_HEADER_BYTES;
   if (available < length) {
     throw new SnapshotError("truncated", `Snapshot payload has ${available} of its ${length} bytes.`);
   }
@@ -170,10 +208,10 @@ function checksumMismatch(): SnapshotError {
   return new SnapshotError("checksum", "Snapshot payload does not match its checksum.");
 }
 
-function splitSections(bytes: Uint8Array): Uint8Array[] {
+function splitSections(bytes: Uint8Array, from = SNAPSHOT_HEADER_BYTES): Uint8Array[] {
   const header = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const sections: Uint8Array[] = [];
-  let at = SNAPSHOT_HEADER_BYTES;
+  let at = from;
   while (at < bytes.length) {
     if (bytes.length - at < SECTION_LENGTH_BYTES) throw new SnapshotError("format", "Snapshot ends inside a section header.");
     const sectionLength = header.getUint32(at, true);
@@ -233,15 +271,6 @@ function buildCrcTables(): Uint32Array[] {
 /** CRC-32 (IEEE 802.3, as in zip and PNG) of the bytes. */
 export function crc32(bytes: Uint8Array): number {
   return (crc32Update(0xffffffff, bytes) ^ 0xffffffff) >>> 0;
-}
-
-async function crc32Sliced(bytes: Uint8Array, pause: () => Promise<void>): Promise<number> {
-  let crc = 0xffffffff;
-  for (let at = 0; at < bytes.length; at += CHECKSUM_STEP) {
-    if (at > 0) await pause();
-    crc = crc32Update(crc, bytes.subarray(at, Math.min(bytes.length, at + CHECKSUM_STEP)));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
 }
 
 function crc32Update(initial: number, bytes: Uint8Array): number {

@@ -15,10 +15,11 @@ import {
   SnapshotError,
   decodeJson,
   decodeSnapshot,
-  decodeSnapshotSliced,
+  decodeSnapshotParts,
   encodeJson,
   encodeSnapshot,
   encodeSnapshotParts,
+  sectionOffset,
   snapshotChecksum,
 } from "../search/snapshot";
 
@@ -97,6 +98,11 @@ export async function encodeBase(content: BaseContent, pause: () => Promise<void
     await pause();
   }
   if (content.ranges.length !== terms.length * FIELD_COUNT) throw new Error("Base ranges do not match its terms.");
+  const ranges = littleEndian(new Uint8Array(content.ranges.buffer, content.ranges.byteOffset, content.ranges.byteLength));
+  const filters = await encodeFilters(rows.slice(0, docs), pause);
+  const metadata = await encodeMetadata(rows, pause);
+  // Bytes between the header section and the kept sections: a reader reads those apart (see baseTail).
+  const before = [...rowParts, ...termParts, ranges].reduce((sum, section) => sum + SECTION_PREFIX + section.length, 0);
   const header = encodeJson({
     kind: "base",
     version: SNAPSHOT_VERSION,
@@ -107,17 +113,47 @@ export async function encodeBase(content: BaseContent, pause: () => Promise<void
     docs,
     terms: terms.length,
     termParts: termParts.length,
+    before,
   });
-  const ranges = new Uint8Array(content.ranges.buffer, content.ranges.byteOffset, content.ranges.byteLength);
-  return encodeSnapshotParts(
-    [header, ...rowParts, ...termParts, littleEndian(ranges), encodeFilters(rows.slice(0, docs)), encodeMetadata(rows), content.postings],
-    pause,
-  );
+  return encodeSnapshotParts([header, ...rowParts, ...termParts, ranges, filters, metadata, content.postings], pause);
 }
 
-/** Checks a base file (checksum, version, shape) and splits it; throws a SnapshotError when it is not one. */
-export async function decodeBase(bytes: Uint8Array, pause: () => Promise<void>): Promise<DecodedBase> {
-  const sections = await decodeSnapshotSliced(bytes, pause);
+/** Bytes of a section's length prefix. */
+const SECTION_PREFIX = 4;
+/** Enough of a base's first bytes for its header section. */
+export const BASE_HEAD_BYTES = 64 * 1024;
+
+/**
+ * Where the sections the index keeps (filters, metadata, postings) start in a base file, from its
+ * first bytes; null when they do not hold the header section. The bytes before are parsed and let go,
+ * so a store that reads ranges reads them apart.
+ */
+export function baseTail(first: Uint8Array): number | null {
+  const afterHeader = sectionOffset(first, 1);
+  if (afterHeader === null || afterHeader > first.length) return null;
+  const sections = splitFirstSection(first, afterHeader);
+  let header: unknown;
+  try {
+    header = decodeJson(sections, "base header");
+  } catch {
+    return null;
+  }
+  const before = isRecord(header) ? header.before : undefined;
+  return isCount(before) ? afterHeader + before : null;
+}
+
+function splitFirstSection(first: Uint8Array, afterHeader: number): Uint8Array {
+  const start = sectionOffset(first, 0)! + SECTION_PREFIX;
+  return first.subarray(start, afterHeader);
+}
+
+/**
+ * Checks a base file (checksum, version, shape) and splits it; throws a SnapshotError when it is not
+ * one. Given as two parts, split where `baseTail` says, the index's views keep only the second.
+ */
+export async function decodeBase(file: Uint8Array | readonly [Uint8Array, Uint8Array], pause: () => Promise<void>): Promise<DecodedBase> {
+  const parts = file instanceof Uint8Array ? [file] : [...file];
+  const sections = await decodeSnapshotParts(parts, pause);
   const header = decodeJson(sections[0], "base header");
   if (!isRecord(header) || header.kind !== "base") throw new SnapshotError("format", "Not an index base.");
   checkVersion(header);
@@ -130,6 +166,7 @@ export async function decodeBase(bytes: Uint8Array, pause: () => Promise<void>):
     !isCount(termCount) ||
     !isCount(termParts) ||
     docs > rowCount ||
+    !isCount(header.before) ||
     sections.length !== 1 + rowParts + 2 + termParts + 2
   ) {
     throw new SnapshotError("format", "Index base header does not match its sections.");
@@ -158,17 +195,12 @@ export async function decodeBase(bytes: Uint8Array, pause: () => Promise<void>):
   const rangeBytes = sections[at++]!;
   if (rangeBytes.length !== termCount * FIELD_COUNT * 4) throw new SnapshotError("format", "Index base list ranges do not match its terms.");
   const ranges = readUint32s(rangeBytes);
-  // The index keeps views of the last sections (filters, metadata, postings): they are copied out, so
-  // that the rest of the file (rows and terms, parsed by now) is freed.
-  const from = sections[at]!.byteOffset;
-  const kept = bytes.slice(from - bytes.byteOffset);
-  const view = (section: Uint8Array): Uint8Array => kept.subarray(section.byteOffset - from, section.byteOffset - from + section.length);
-  decodeFilters(view(sections[at++]!), rows.slice(0, docs));
-  decodeMetadata(view(sections[at++]!), rows);
-  return { id: snapshotChecksum(bytes) ?? 0, createdAt, rows, docs, terms, ranges, postings: view(sections[at]!) };
+  await decodeFilters(sections[at++]!, rows.slice(0, docs), pause);
+  await decodeMetadata(sections[at++]!, rows, pause);
+  return { id: snapshotChecksum(parts[0]!) ?? 0, createdAt, rows, docs, terms, ranges, postings: sections[at]! };
 }
 
-export function encodeJournal(content: JournalContent): Uint8Array {
+export async function encodeJournal(content: JournalContent): Promise<Uint8Array> {
   const indexed = content.rows.filter((row) => row.lengths !== undefined);
   const vectors = indexed.map((row) => {
     const vector = content.vectors.get(row.path);
@@ -187,14 +219,14 @@ export function encodeJournal(content: JournalContent): Uint8Array {
     }),
     encodeJson(content.rows.map(packRow)),
     encodeJson(content.removed),
-    encodeFilters(indexed),
-    encodeMetadata(content.rows),
+    await encodeFilters(indexed),
+    await encodeMetadata(content.rows),
     encodeJson(vectors),
   ]);
 }
 
 /** Checks and parses a journal file; throws a SnapshotError when it is not one. */
-export function decodeJournal(bytes: Uint8Array): DecodedJournal {
+export async function decodeJournal(bytes: Uint8Array): Promise<DecodedJournal> {
   const sections = decodeSnapshot(bytes);
   const header = decodeJson(sections[0], "journal header");
   if (!isRecord(header) || header.kind !== "journal") throw new SnapshotError("format", "Not an index journal.");
@@ -212,8 +244,8 @@ export function decodeJournal(bytes: Uint8Array): DecodedJournal {
   const rows = rowsValue.map(unpackRow);
   checkRows(rows, 0, true);
   const indexed = rows.filter((row) => row.lengths !== undefined);
-  decodeFilters(sections[3]!, indexed);
-  decodeMetadata(sections[4]!, rows);
+  await decodeFilters(sections[3]!, indexed);
+  await decodeMetadata(sections[4]!, rows);
   const vectorValues = decodeJson(sections[5], "journal vectors");
   if (!Array.isArray(vectorValues) || vectorValues.length !== indexed.length) throw new SnapshotError("format", "Index journal vectors do not match its rows.");
   const vectors = new Map<string, DocVector>();
@@ -277,22 +309,26 @@ function unpackVector(value: unknown, row: SnapshotRow): DocVector {
 
 const U32 = 4;
 
+/** Rows between two pauses of a pass over a base's rows. */
+const ROWS_PER_STEP = 4096;
+
 /** u32 count, a u32 length per row (0: none), then the filters: a table and the filters as they are. */
-function encodeFilters(rows: readonly SnapshotRow[]): Uint8Array[] {
+async function encodeFilters(rows: readonly SnapshotRow[], pause?: () => Promise<void>): Promise<Uint8Array[]> {
   const table = new Uint8Array(U32 * (1 + rows.length));
   const view = new DataView(table.buffer);
   view.setUint32(0, rows.length, true);
   const parts: Uint8Array[] = [table];
-  rows.forEach((row, position) => {
-    const filter = row.filter;
+  for (let position = 0; position < rows.length; position++) {
+    const filter = rows[position]!.filter;
     view.setUint32(U32 * (1 + position), filter?.length ?? 0, true);
     if (filter) parts.push(filter);
-  });
+    if (pause && position % ROWS_PER_STEP === ROWS_PER_STEP - 1) await pause();
+  }
   return parts;
 }
 
 /** Gives each row its filter, a view of the section. */
-function decodeFilters(section: Uint8Array, rows: readonly SnapshotRow[]): void {
+async function decodeFilters(section: Uint8Array, rows: readonly SnapshotRow[], pause?: () => Promise<void>): Promise<void> {
   const fail = (): never => {
     throw new SnapshotError("format", "Index snapshot has malformed phrase filters.");
   };
@@ -301,33 +337,40 @@ function decodeFilters(section: Uint8Array, rows: readonly SnapshotRow[]): void 
   if (view.getUint32(0, true) !== rows.length) fail();
   let at = U32 * (1 + rows.length);
   if (section.length < at) fail();
-  rows.forEach((row, position) => {
+  for (let position = 0; position < rows.length; position++) {
     const length = view.getUint32(U32 * (1 + position), true);
-    if (length === 0) return;
-    if (at + length > section.length) fail();
-    row.filter = section.subarray(at, at + length);
-    at += length;
-  });
+    if (length > 0) {
+      if (at + length > section.length) fail();
+      rows[position]!.filter = section.subarray(at, at + length);
+      at += length;
+    }
+    if (pause && position % ROWS_PER_STEP === ROWS_PER_STEP - 1) await pause();
+  }
   if (at !== section.length) fail();
 }
 
 /** u32 count, then per packed note its row's position and byte length (u32 each), then the bytes. */
-function encodeMetadata(rows: readonly SnapshotRow[]): Uint8Array[] {
-  const entries: Array<[number, Uint8Array]> = [];
-  rows.forEach((row, position) => {
-    if (row.metadata) entries.push([position, row.metadata]);
-  });
-  const table = new Uint8Array(U32 * (1 + 2 * entries.length));
+async function encodeMetadata(rows: readonly SnapshotRow[], pause?: () => Promise<void>): Promise<Uint8Array[]> {
+  let count = 0;
+  for (const row of rows) if (row.metadata) count += 1;
+  const table = new Uint8Array(U32 * (1 + 2 * count));
   const view = new DataView(table.buffer);
-  view.setUint32(0, entries.length, true);
-  entries.forEach(([position, bytes], i) => {
-    view.setUint32(U32 * (1 + 2 * i), position, true);
-    view.setUint32(U32 * (2 + 2 * i), bytes.length, true);
-  });
-  return [table, ...entries.map(([, bytes]) => bytes)];
+  view.setUint32(0, count, true);
+  const parts: Uint8Array[] = [table];
+  for (let position = 0; position < rows.length; position++) {
+    const bytes = rows[position]!.metadata;
+    if (bytes) {
+      const entry = parts.length - 1;
+      view.setUint32(U32 * (1 + 2 * entry), position, true);
+      view.setUint32(U32 * (2 + 2 * entry), bytes.length, true);
+      parts.push(bytes);
+    }
+    if (pause && position % ROWS_PER_STEP === ROWS_PER_STEP - 1) await pause();
+  }
+  return parts;
 }
 
-function decodeMetadata(section: Uint8Array, rows: readonly SnapshotRow[]): void {
+async function decodeMetadata(section: Uint8Array, rows: readonly SnapshotRow[], pause?: () => Promise<void>): Promise<void> {
   const fail = (): never => {
     throw new SnapshotError("format", "Index snapshot has malformed metadata.");
   };
@@ -343,6 +386,7 @@ function decodeMetadata(section: Uint8Array, rows: readonly SnapshotRow[]): void
     if (!row || row.links === undefined || at + length > section.length) fail();
     row!.metadata = section.subarray(at, at + length);
     at += length;
+    if (pause && i % ROWS_PER_STEP === ROWS_PER_STEP - 1) await pause();
   }
   if (at !== section.length) fail();
 }

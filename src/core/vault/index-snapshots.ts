@@ -17,8 +17,10 @@ import type { IndexStore, Logger, MetadataPort } from "../ports";
 import type { TimeSlice } from "../time-slice";
 import type { FileRecord } from "./types";
 import {
+  BASE_HEAD_BYTES,
   BASE_KEY,
   JOURNAL_KEY,
+  baseTail,
   OBSOLETE_KEY,
   decodeBase,
   decodeJournal,
@@ -115,20 +117,19 @@ export class IndexSnapshots {
   async load(state: SnapshotState): Promise<SnapshotLoad> {
     const discarded: string[] = [];
     await this.removeObsolete();
-    let bytes: Uint8Array | null;
+    let file: Uint8Array | readonly [Uint8Array, Uint8Array] | null;
     try {
-      bytes = await this.options.store.load(BASE_KEY);
+      file = await this.readBase();
     } catch (error) {
       this.logDiscard(error, BASE_KEY);
       return { status: "discarded", discarded: [BASE_KEY] };
     }
-    if (!bytes) return { status: "missing", discarded };
+    if (!file) return { status: "missing", discarded };
     let base: DecodedBase;
     try {
-      base = await decodeBase(bytes, () => this.options.slice.pause());
-      bytes = null;
-      await this.restoreBase(state, base);
-    } catch (error) {
+      base = await decodeBase(file, () => this.options.slice.pause());
+      file = null;
+      await this.restoreBase(state, base);    } catch (error) {
       this.clearState(state);
       this.logDiscard(error, BASE_KEY);
       this.stale = true;
@@ -144,6 +145,24 @@ export class IndexSnapshots {
       discarded.push(JOURNAL_KEY);
     }
     return { status: "loaded", discarded };
+  }
+
+  /**
+   * The base file, in two reads where the store reads ranges: what the index keeps views of (see
+   * baseTail) in a buffer of its own, so the rest, once parsed, is freed instead of held with it.
+   */
+  private async readBase(): Promise<Uint8Array | readonly [Uint8Array, Uint8Array] | null> {
+    const store = this.options.store;
+    if (!store.loadRange) return store.load(BASE_KEY);
+    const first = await store.loadRange(BASE_KEY, 0, BASE_HEAD_BYTES);
+    if (!first) return null;
+    const tail = baseTail(first);
+    // Not a base of this layout: read whole, decoding says what is wrong with it.
+    if (tail === null) return store.load(BASE_KEY);
+    const head = tail <= first.length ? first.slice(0, tail) : await store.loadRange(BASE_KEY, 0, tail);
+    const kept = await store.loadRange(BASE_KEY, tail, Number.MAX_SAFE_INTEGER);
+    if (!head || !kept) return null;
+    return [head, kept];
   }
 
   /** Writes what changed: a journal against the base, or a new base. */
@@ -235,7 +254,7 @@ export class IndexSnapshots {
   private async replayJournal(state: SnapshotState): Promise<void> {
     const bytes = await this.options.store.load(JOURNAL_KEY);
     if (!bytes) return;
-    const journal = decodeJournal(bytes);
+    const journal = await decodeJournal(bytes);
     if (journal.base !== this.base?.id) throw new SnapshotError("format", "Index journal follows another base.");
     for (const path of journal.removed) {
       state.records.delete(path);
@@ -288,7 +307,7 @@ export class IndexSnapshots {
       rows.push(row);
       await slice.pause();
     }
-    const bytes = encodeJournal({ base: this.base!.id, createdAt: this.options.now(), rows, removed: [...this.removed], vectors });
+    const bytes = await encodeJournal({ base: this.base!.id, createdAt: this.options.now(), rows, removed: [...this.removed], vectors });
     await this.options.store.save(JOURNAL_KEY, bytes);
     this.stale = false;
     return { files: 1, bytes: bytes.length };
@@ -329,7 +348,7 @@ export class IndexSnapshots {
       byPath.set(row.path, row);
       await slice.pause();
     }
-    for (const path of [...state.records.keys()].sort(comparePaths)) {
+    for (const path of [...state.records.keys()]) {
       if (byPath.has(path)) continue;
       const row = this.row(state, path, undefined);
       if (row) {
@@ -417,10 +436,6 @@ function renumber(list: PostingList, remap: Int32Array): Uint8Array {
     return true;
   });
   return buffer.subarray(0, at);
-}
-
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function describe(error: unknown): string {

@@ -50,7 +50,9 @@ export class WorkerBulkIngest implements BulkIngestPort {
     this.root = options.root;
     this.vault = options.vault;
     this.logger = options.logger;
-    this.workers = options.workers ?? Math.min(MAX_WORKERS, Math.max(1, os.availableParallelism()));
+    // One core stays with the engine's thread: it appends the batches and answers meanwhile, and
+    // sharing a core with a worker held its event loop up to twice as long.
+    this.workers = options.workers ?? Math.min(MAX_WORKERS, Math.max(1, os.availableParallelism() - 1));
   }
 
   /** Null when no worker can be started here. */

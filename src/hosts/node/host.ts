@@ -26,7 +26,7 @@ export interface NodeVaultOptions {
   persistDelayMs?: number;
   /** The private history (SPEC §9), in the data folder; on unless false. */
   history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
-  /** Worker threads for a large build (one per core when unset); 0 builds in the main thread. */
+  /** Worker threads for a large build (one per core but one when unset); 0 builds in the main thread. */
   ingestWorkers?: number;
 }
 

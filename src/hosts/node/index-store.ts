@@ -33,6 +33,29 @@ export class FileIndexStore implements IndexStore {
     }
   }
 
+  async loadRange(key: string, start: number, end: number): Promise<Uint8Array | null> {
+    let handle: fs.FileHandle;
+    try {
+      handle = await fs.open(this.file(key), "r");
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return null;
+      throw error;
+    }
+    try {
+      const size = (await handle.stat()).size;
+      const bytes = new Uint8Array(Math.max(0, Math.min(end, size) - start));
+      let filled = 0;
+      while (filled < bytes.length) {
+        const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, start + filled);
+        if (bytesRead === 0) return bytes.subarray(0, filled);
+        filled += bytesRead;
+      }
+      return bytes;
+    } finally {
+      await handle.close();
+    }
+  }
+
   async save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
     await fs.mkdir(this.dir, { recursive: true });
     const target = this.file(key);

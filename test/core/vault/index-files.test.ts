@@ -15,6 +15,7 @@ function joined(parts: readonly Uint8Array[]): Uint8Array {
   return bytes;
 }
 import {
+  baseTail,
   decodeBase,
   decodeJournal,
   encodeBase,
@@ -62,6 +63,20 @@ function base(): BaseContent {
     postings: [Uint8Array.of(5), Uint8Array.of(6, 9), Uint8Array.of(5), Uint8Array.of(5, 9)],
   };
 }
+
+test("a base read in two parts, split where baseTail says, decodes the same, its kept sections in the second", async () => {
+  const bytes = joined(await encodeBase(base(), pause));
+  const tail = baseTail(bytes.subarray(0, 100_000));
+  assert.ok(tail !== null && tail > 20 && tail < bytes.length);
+  const head = bytes.slice(0, tail);
+  const kept = bytes.slice(tail);
+  const decoded = await decodeBase([head, kept], pause);
+  assert.deepEqual(decoded, await decodeBase(bytes, pause));
+  assert.equal(decoded.postings.buffer, kept.buffer, "postings are a view of the second part");
+  assert.equal(decoded.rows[0]!.filter!.buffer, kept.buffer, "and so are filters");
+  assert.equal(baseTail(bytes.subarray(0, 30)), null, "too few bytes for the header");
+  await assert.rejects(decodeBase([bytes.slice(0, tail + 1), bytes.slice(tail + 1)], pause), reason("format"), "a split inside a section");
+});
 
 test("a base round-trips rows, filters, metadata, terms, ranges and postings, checked a step at a time", async () => {
   pauses.length = 0;
@@ -125,25 +140,25 @@ function journal(): JournalContent {
   };
 }
 
-test("a journal round-trips its rows, removals, metadata and term vectors", () => {
-  const decoded = decodeJournal(encodeJournal(journal()));
+test("a journal round-trips its rows, removals, metadata and term vectors", async () => {
+  const decoded = await decodeJournal(await encodeJournal(journal()));
   assert.equal(decoded.base, 123456);
   assert.deepEqual(decoded.rows, journal().rows);
   assert.deepEqual(decoded.removed, ["gone.md"]);
   assert.deepEqual(decoded.vectors, journal().vectors);
 });
 
-test("a journal row with postings needs its vector, and a malformed journal is refused", () => {
-  assert.throws(() => encodeJournal({ ...journal(), vectors: new Map() }), /vector/);
-  const bytes = encodeJournal(journal());
+test("a journal row with postings needs its vector, and a malformed journal is refused", async () => {
+  await assert.rejects(encodeJournal({ ...journal(), vectors: new Map() }), /vector/);
+  const bytes = await encodeJournal(journal());
   const sections = decodeSnapshot(bytes);
   const header = decodeJson(sections[0], "header") as Record<string, unknown>;
   const variant = (index: number, section: Uint8Array): Uint8Array => encodeSnapshot(sections.map((part, i) => (i === index ? section : part)));
-  assert.throws(() => decodeJournal(variant(0, encodeJson({ ...header, version: 1 }))), reason("version"));
-  assert.throws(() => decodeJournal(variant(0, encodeJson({ ...header, kind: "base" }))), reason("format"));
-  assert.throws(() => decodeJournal(variant(2, encodeJson(["gone.md", 7]))), reason("format"));
+  await assert.rejects(decodeJournal(variant(0, encodeJson({ ...header, version: 1 }))), reason("version"));
+  await assert.rejects(decodeJournal(variant(0, encodeJson({ ...header, kind: "base" }))), reason("format"));
+  await assert.rejects(decodeJournal(variant(2, encodeJson(["gone.md", 7]))), reason("format"));
   // A vector whose lists disagree with the row's field lengths, or whose counts are not positive.
-  assert.throws(() => decodeJournal(variant(5, encodeJson([[["custom"], ["bucket"], [], [], ["do", "it", "here"], [1], [1], [], [], [2, 1, 1]]]))), reason("format"));
-  assert.throws(() => decodeJournal(variant(5, encodeJson([[["custom", "title"], ["bucket"], [], [], ["do", "it", "here"], [1, 0], [1], [], [], [2, 1, 1]]]))), reason("format"));
-  assert.throws(() => decodeJournal(bytes.subarray(0, 40)), reason("truncated"));
+  await assert.rejects(decodeJournal(variant(5, encodeJson([[["custom"], ["bucket"], [], [], ["do", "it", "here"], [1], [1], [], [], [2, 1, 1]]]))), reason("format"));
+  await assert.rejects(decodeJournal(variant(5, encodeJson([[["custom", "title"], ["bucket"], [], [], ["do", "it", "here"], [1, 0], [1], [], [], [2, 1, 1]]]))), reason("format"));
+  await assert.rejects(decodeJournal(bytes.subarray(0, 40)), reason("truncated"));
 });
