@@ -46,6 +46,12 @@ export interface MetadataPort {
   resolvedLinks(): LinkMap;
   unresolvedLinks(): LinkMap;
   /**
+   * Resolves every note's links ahead of the first resolvedLinks(), pausing between stretches of the
+   * work: on a large vault that is seconds, and the first tool asking for backlinks would wait for it
+   * with the event loop held. Hosts whose link maps are kept up to date anyway (Obsidian) leave it out.
+   */
+  prepareLinks?(pause: () => Promise<void>): Promise<void>;
+  /**
    * Hosts that parse notes themselves (Node, memory) learn of changes here; the Obsidian adapter
    * ignores these calls because metadataCache follows the vault on its own.
    */

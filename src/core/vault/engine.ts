@@ -47,6 +47,8 @@ import type {
 export const TEXT_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Files read ahead while earlier ones are parsed and indexed. */
 const READ_AHEAD = 12;
+/** Notes whose outgoing links are turned around between two pauses while backlinks are prepared. */
+const REVERSE_PER_STEP = 512;
 /** Notes per batch of a large ingest: enough to append each term's postings a run at a time. */
 const BATCH_NOTES = 512;
 /** Files to read and parse at least before the host's bulk ingest (other threads) pays for itself. */
@@ -163,7 +165,33 @@ export class Engine implements VaultEngine {
     report.duration_ms = this.options.clock.now() - started;
     this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.name, ...report });
     if (this.snapshots.dirty) await this.persist();
+    this.prepareLinks().catch((error: unknown) => {
+      this.options.logger.log({ level: "warn", event: "links_not_prepared", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+    });
     return report;
+  }
+
+  /**
+   * Resolves every link and builds who links to whom in the background, a slice at a time, so that
+   * the first backlinks a tool asks for are ready (on 50,000 notes, one pass held the event loop for
+   * a second and a half). An edit meanwhile makes the result stale; `incoming` then builds it anew.
+   */
+  private async prepareLinks(): Promise<void> {
+    const version = this.version;
+    await this.options.metadata.prepareLinks?.(() => this.slice.pause());
+    if (this.version !== version) return;
+    const resolved = this.options.metadata.resolvedLinks();
+    await this.slice.pause();
+    const reverse = new Map<string, Map<string, number>>();
+    let sources = 0;
+    for (const source in resolved) {
+      addReverse(reverse, source, resolved[source]!);
+      if (++sources % REVERSE_PER_STEP === 0) await this.slice.pause();
+    }
+    if (this.version !== version) return;
+    this.reverse = reverse;
+    this.reverseVersion = version;
+    this.options.logger.log({ level: "debug", event: "links_prepared", vault: this.name, sources });
   }
 
   /** Brings the table, metadata and index in line with the files on disk. */
@@ -593,14 +621,16 @@ function comparePaths(a: string, b: string): number {
 
 function reverseLinks(resolved: LinkMap): Map<string, Map<string, number>> {
   const reverse = new Map<string, Map<string, number>>();
-  for (const [source, targets] of Object.entries(resolved)) {
-    for (const [target, count] of Object.entries(targets)) {
-      let sources = reverse.get(target);
-      if (!sources) reverse.set(target, (sources = new Map<string, number>()));
-      sources.set(source, count);
-    }
-  }
+  for (const source in resolved) addReverse(reverse, source, resolved[source]!);
   return reverse;
+}
+
+function addReverse(reverse: Map<string, Map<string, number>>, source: string, targets: Readonly<Record<string, number>>): void {
+  for (const target in targets) {
+    let sources = reverse.get(target);
+    if (!sources) reverse.set(target, (sources = new Map<string, number>()));
+    sources.set(source, targets[target]!);
+  }
 }
 
 export function notFound(path: string, vault: string, note: boolean): ToolError {

@@ -28,6 +28,8 @@ interface ParsedNote {
  * reads every note's frontmatter (note_query) must not leave a whole vault decoded in memory.
  */
 const DECODED_NOTES = 512;
+/** Notes whose links are resolved between two pauses of prepareLinks. */
+const LINKS_PER_STEP = 256;
 
 interface SourceLinks {
   resolved: Readonly<Record<string, number>>;
@@ -197,6 +199,15 @@ export class NodeMetadata implements MetadataPort {
   private forgetSource(path: string): void {
     this.sourceLinks.delete(path);
     this.maps = null;
+  }
+
+  async prepareLinks(pause: () => Promise<void>): Promise<void> {
+    this.forgetNotesNamingChangedFiles();
+    let done = 0;
+    for (const path of [...this.notes.keys()]) {
+      if (this.resolver.hasFile(path)) this.linksOf(path);
+      if (++done % LINKS_PER_STEP === 0) await pause();
+    }
   }
 
   private linksOf(path: string): SourceLinks {
