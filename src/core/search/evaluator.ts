@@ -84,6 +84,8 @@ export type FuzzyLookup = (term: string, maxDistance: number) => Map<string, [Te
 
 /** One index term a query term reached (itself, a longer word for a prefix, a near spelling). */
 interface Expansion {
+  /** The query term's position. */
+  source: number;
   term: string;
   data: TermData;
 }
@@ -104,8 +106,8 @@ export interface Evaluation {
   readonly real: Uint32Array;
   /** The document's path. */
   path(id: number): string;
-  /** For each of the given documents, the index terms through which it matched, sorted (as MiniSearch's `terms`). */
-  terms(ids: readonly number[]): string[][];
+  /** For each of the given matches (positions in `ids`), the index terms through which it matched, sorted (as MiniSearch's `terms`). */
+  terms(matches: readonly number[]): string[][];
 }
 
 export class QueryEvaluator {
@@ -163,7 +165,7 @@ export class QueryEvaluator {
       let termCount = 0;
       const visit = (term: string, data: TermData | undefined, weight: number, isReal: boolean): void => {
         if (!data) return;
-        expansions.push({ term, data });
+        expansions.push({ source, term, data });
         for (let f = 0; f < fields.length; f++) {
           const fieldId = fieldIds[f]!;
           const postings = data.get(fieldId);
@@ -271,7 +273,7 @@ export class QueryEvaluator {
       matched: compactMatched,
       real: compactReal,
       path: (id) => documents.path(id),
-      terms: (wanted) => matchedTerms(expansions, fieldIds, wanted),
+      terms: (wanted) => matchedTerms(expansions, fieldIds, matchedIds, compactMatched, words, wanted),
     };
   }
 
@@ -304,25 +306,56 @@ export class QueryEvaluator {
   }
 }
 
-/** One pass over each expansion's lists, looking only for the wanted documents. */
-function matchedTerms(expansions: readonly Expansion[], fieldIds: readonly number[], wanted: readonly number[]): string[][] {
+/**
+ * The index terms of the wanted matches. A query term reached through itself alone matched exactly
+ * where its bit is set; for those with several expansions, one pass over each expansion's lists,
+ * looking only for the wanted documents.
+ */
+function matchedTerms(
+  expansions: readonly Expansion[],
+  fieldIds: readonly number[],
+  ids: Int32Array,
+  matched: Uint32Array,
+  words: number,
+  wanted: readonly number[],
+): string[][] {
   const found = wanted.map(() => new Set<string>());
-  const positions = new Map<number, number>();
-  let highest = -1;
-  wanted.forEach((id, position) => {
-    positions.set(id, position);
-    if (id > highest) highest = id;
-  });
-  for (const { term, data } of expansions) {
-    for (const fieldId of fieldIds) {
-      const postings = data.get(fieldId);
-      if (!postings) continue;
-      postings.forEachPosting((id) => {
-        if (id > highest) return false;
-        const position = positions.get(id);
-        if (position !== undefined) found[position]!.add(term);
-        return true;
-      });
+  const bySource = new Map<number, Expansion[]>();
+  for (const expansion of expansions) {
+    const list = bySource.get(expansion.source);
+    if (list) list.push(expansion);
+    else bySource.set(expansion.source, [expansion]);
+  }
+  const scanned: Expansion[] = [];
+  for (const [source, list] of bySource) {
+    if (list.length > 1) {
+      scanned.push(...list);
+      continue;
+    }
+    const bit = (1 << (source & 31)) >>> 0;
+    wanted.forEach((at, position) => {
+      if ((matched[at * words + (source >>> 5)]! & bit) !== 0) found[position]!.add(list[0]!.term);
+    });
+  }
+  if (scanned.length > 0) {
+    const positions = new Map<number, number>();
+    let highest = -1;
+    wanted.forEach((at, position) => {
+      const id = ids[at]!;
+      positions.set(id, position);
+      if (id > highest) highest = id;
+    });
+    for (const { term, data } of scanned) {
+      for (const fieldId of fieldIds) {
+        const postings = data.get(fieldId);
+        if (!postings) continue;
+        postings.forEachPosting((id) => {
+          if (id > highest) return false;
+          const position = positions.get(id);
+          if (position !== undefined) found[position]!.add(term);
+          return true;
+        });
+      }
     }
   }
   return found.map((terms) => [...terms].sort());

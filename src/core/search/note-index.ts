@@ -64,7 +64,7 @@ export interface NoteSearchOptions {
 }
 
 /** Bump when the tokenizer, fields or persisted postings change: older snapshots are then rebuilt. */
-export const NOTE_INDEX_VERSION = 4;
+export const NOTE_INDEX_VERSION = 5;
 
 const PHRASE_READ_CONCURRENCY = 8;
 /** Terms or posting runs of a batch between two pauses of `appendBatchSliced`. */
@@ -633,7 +633,7 @@ function vectorOf(batch: IndexBatch, terms: readonly string[]): DocVector {
 }
 
 function toHits(evaluation: Evaluation, page: readonly Candidate[], pathOf: (candidate: Candidate) => string): SearchHit[] {
-  const terms = evaluation.terms(page.map(({ id }) => id));
+  const terms = evaluation.terms(page.map(({ at }) => at));
   return page.map((candidate, position) => ({ path: pathOf(candidate), score: candidate.score, terms: terms[position]! }));
 }
 

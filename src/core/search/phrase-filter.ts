@@ -31,14 +31,14 @@ export function buildPhraseFilterFromHashes(sequences: readonly Int32Array[], le
   // Sized to the pairs, not to a power of two: filters are a fifth of a vault's snapshot.
   const bytes = Math.min(MAX_BYTES, Math.max(MIN_BYTES, Math.ceil((pairs * BITS_PER_PAIR) / 8)));
   const filter = new Uint8Array(bytes);
-  const bits = bytes * 8;
+  const scale = (bytes * 8) / 2 ** 32;
   sequences.forEach((words, s) => {
     const length = lengths?.[s] ?? words.length;
     for (let i = 1; i < length; i++) {
       const first = pairHash(words[i - 1]!, words[i]!);
-      const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
+      const step = probeStep(first);
       for (let probe = 0; probe < PROBES; probe++) {
-        const bit = (first + probe * step) % bits;
+        const bit = probeBit(first, step, probe, scale);
         filter[bit >>> 3]! |= 1 << (bit & 7);
       }
     }
@@ -67,12 +67,12 @@ export function phrasePairHashes(phrase: readonly string[]): Uint32Array {
 export function mayHoldPairs(filter: Uint8Array, hashes: Uint32Array): boolean {
   const bytes = filter.length;
   if (hashes.length === 0 || bytes < MIN_BYTES || bytes > MAX_BYTES) return true;
-  const bits = bytes * 8;
+  const scale = (bytes * 8) / 2 ** 32;
   for (let pair = 0; pair < hashes.length; pair++) {
     const first = hashes[pair]!;
-    const step = (Math.imul(first, 0x5bd1e995) >>> 15) | 1;
+    const step = probeStep(first);
     for (let probe = 0; probe < PROBES; probe++) {
-      const bit = (first + probe * step) % bits;
+      const bit = probeBit(first, step, probe, scale);
       if ((filter[bit >>> 3]! & (1 << (bit & 7))) === 0) return false;
     }
   }
@@ -82,6 +82,19 @@ export function mayHoldPairs(filter: Uint8Array, hashes: Uint32Array): boolean {
 /** Whether `filter` can be a phrase filter at all (a snapshot's bytes are checked before use). */
 export function isPhraseFilter(filter: Uint8Array): boolean {
   return filter.length >= MIN_BYTES && filter.length <= MAX_BYTES;
+}
+
+/** A second hash of the pair, odd and spread over all 32 bits, so the probes' high bits differ. */
+function probeStep(first: number): number {
+  return (Math.imul(first ^ (first >>> 16), 0x5bd1e995) | 1) >>> 0;
+}
+
+/**
+ * The filter bit of a pair's probe: the probe's 32-bit hash scaled to the filter's size (a multiply
+ * instead of a remainder, which a phrase query computes for every candidate note).
+ */
+function probeBit(first: number, step: number, probe: number, scale: number): number {
+  return (((first + probe * step) >>> 0) * scale) | 0;
 }
 
 /** Both words' hashes mixed (a murmur3 finaliser), so that nearby hashes spread over the filter. */
