@@ -87,7 +87,7 @@ function mainTable(result: CorpusResult): string[] {
   add("warm start: process uptime at first answer, ms", warm?.process_uptime_at_answer_ms, open?.process_uptime_at_answer_ms);
   add("RSS after warm start + first query, MB", mb(warm?.rss_after_bytes), mb(open?.rss_after_bytes));
   add("  the same after a full GC, MB", mb(warm?.rss_after_gc_bytes), mb(open?.rss_after_gc_bytes));
-  add("  process RSS before start (Node + tsx + imports), MB", mb(warm?.rss_before_bytes), mb(open?.rss_before_bytes));
+  add("  process RSS before start (Node + the bundle's code), MB", mb(warm?.rss_before_bytes), mb(open?.rss_before_bytes));
   add("longest event-loop stall, warm start + first query, ms", warmStall, open?.total.max_stall_ms);
   addOurs(`reconcile after touching 1% (${touch?.touched ?? "?"} notes), in-process, ms`, touch?.reconcile.wall_ms);
   addOurs("  longest stall during that reconcile, ms", touch?.reconcile.max_stall_ms);
@@ -215,7 +215,7 @@ export function renderMarkdown(results: BenchResults): string {
     if (result.errors.length > 0) out.push("Failed phases:", "", ...result.errors.map((error) => `- ${error.slice(0, 400)}`), "");
   }
   out.push(
-    "Notes: ours runs each phase that reports RSS in a fresh child process (`node --import tsx`), as does FTS5 (better-sqlite3). " +
+    "Notes: ours runs each phase that reports RSS in a fresh child process, as does FTS5 (better-sqlite3); both sides run as esbuild bundles (bench/build.mjs), as the product ships. " +
       "Stalls: the longest gap between the ticks of a 10 ms setInterval drift probe, minus 10 ms (a gap still open when a phase ends counts towards that phase); RSS is sampled every 50 ms and at phase edges. " +
       "The FTS5 build reads files synchronously inside one transaction, as the reference server does, so its whole build is one stall. " +
       "FTS5 tags: frontmatter tags plus inline #tags (regex), in a side table `note_tags(note, tag)` indexed on tag, applied as a post-filter `rowid IN (…)` on the MATCH; a tag also matches nested tags under it, as in note_search. " +

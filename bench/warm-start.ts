@@ -16,7 +16,7 @@ export interface WarmStartResult extends StartMeasurement {
   first_query: PhaseStats;
   /** From calling start() to the first note_search result. */
   time_to_first_answer_ms: number;
-  /** Since the process started (Node and tsx boot, imports included). */
+  /** Since the process started (Node's boot and loading the bundle included). */
   process_uptime_at_answer_ms: number;
   first_query_total: number;
   rss_before_bytes: number;
