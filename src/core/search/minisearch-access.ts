@@ -73,7 +73,7 @@ interface Internals {
   _nextId: number;
   _documentIds: Map<number, string>;
   _idToShortId: Map<string, number>;
-  _fieldLength: Map<number, number[]>;
+  _fieldLength: Map<number, ArrayLike<number>> | SharedFieldLengths;
   _avgFieldLength: number[];
 }
 
@@ -95,6 +95,64 @@ function isInternals(value: unknown): value is Internals {
 }
 
 const createTermData = (): TermData => new TermData();
+
+/** Field lengths by short id, kept by the index in one typed array (see MiniSearchWriter.shareFieldLengths). */
+export interface FieldLengthStore {
+  /** A view of the document's lengths by field id; undefined while it is not indexed. */
+  lengthsOf(shortId: number): Int32Array | undefined;
+  setLengths(shortId: number, lengths: ArrayLike<number>): void;
+  /** Indexed short ids, ascending. */
+  indexedIds(): IterableIterator<number>;
+  readonly indexed: number;
+}
+
+/**
+ * MiniSearch's `_fieldLength` (a Map from short id to an array of lengths by field) answered from the
+ * index's own typed array: twenty thousand small arrays cost more than the postings of a frequent
+ * word. It answers the calls MiniSearch makes on it (get, set, delete, has, size, iteration); a
+ * view of a typed array reads and iterates as the array did.
+ */
+class SharedFieldLengths {
+  private readonly store: FieldLengthStore;
+
+  constructor(store: FieldLengthStore) {
+    this.store = store;
+  }
+
+  get size(): number {
+    return this.store.indexed;
+  }
+
+  get(shortId: number): Int32Array | undefined {
+    return this.store.lengthsOf(shortId);
+  }
+
+  has(shortId: number): boolean {
+    return this.store.lengthsOf(shortId) !== undefined;
+  }
+
+  set(shortId: number, lengths: ArrayLike<number>): this {
+    this.store.setLengths(shortId, lengths);
+    return this;
+  }
+
+  /** The store forgets a document when the index removes it, right after MiniSearch's discard. */
+  delete(shortId: number): boolean {
+    return this.has(shortId);
+  }
+
+  *entries(): IterableIterator<[number, Int32Array]> {
+    for (const shortId of this.store.indexedIds()) yield [shortId, this.store.lengthsOf(shortId)!];
+  }
+
+  *keys(): IterableIterator<number> {
+    yield* this.store.indexedIds();
+  }
+
+  [Symbol.iterator](): IterableIterator<[number, Int32Array]> {
+    return this.entries();
+  }
+}
 
 /** Writes documents and postings straight into a MiniSearch instance whose ids are note paths. */
 export class MiniSearchWriter {
@@ -120,8 +178,13 @@ export class MiniSearchWriter {
     for (let field = 0; field < lengths.length; field++) {
       averages[field] = ((averages[field] ?? 0) * previous + lengths[field]!) / (previous + 1);
     }
-    target._fieldLength.set(shortId, lengths.slice());
+    target._fieldLength.set(shortId, lengths);
     return shortId;
+  }
+
+  /** From now on MiniSearch reads and writes field lengths in the index's own arrays. */
+  shareFieldLengths(store: FieldLengthStore): void {
+    this.target._fieldLength = new SharedFieldLengths(store);
   }
 
   /** The short id of an indexed document. */

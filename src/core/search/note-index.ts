@@ -5,7 +5,7 @@
 // posting-list.ts, minisearch-access.ts); what the evaluator reads per document (liveness, field
 // lengths, phrase filter) is kept in arrays by short id.
 import MiniSearch, { type Options } from "minisearch";
-import { MiniSearchWriter, type TermData } from "./minisearch-access";
+import { MiniSearchWriter, type FieldLengthStore, type TermData } from "./minisearch-access";
 import { PostingList } from "./posting-list";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
 import { isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
@@ -151,7 +151,7 @@ function engineOptions(): Options<never> {
 }
 
 /** Per-document arrays by short id, grown as ids are handed out. */
-class Documents implements DocumentTable {
+class Documents implements DocumentTable, FieldLengthStore {
   alive = new Uint8Array(0);
   fieldLengths = new Int32Array(0);
   filters: Array<Uint8Array | undefined> = [];
@@ -180,11 +180,27 @@ class Documents implements DocumentTable {
   }
 
   add(id: number, lengths: ArrayLike<number>, filter: Uint8Array | undefined): void {
-    this.reserve(id + 1);
+    this.setLengths(id, lengths);
     this.alive[id] = 1;
-    for (let f = 0; f < FIELD_COUNT; f++) this.fieldLengths[id * FIELD_COUNT + f] = lengths[f]!;
     this.filters[id] = filter;
     this.live += 1;
+  }
+
+  setLengths(id: number, lengths: ArrayLike<number>): void {
+    this.reserve(id + 1);
+    for (let f = 0; f < FIELD_COUNT; f++) this.fieldLengths[id * FIELD_COUNT + f] = lengths[f]!;
+  }
+
+  lengthsOf(id: number): Int32Array | undefined {
+    return this.alive[id] === 1 ? this.fieldLengths.subarray(id * FIELD_COUNT, (id + 1) * FIELD_COUNT) : undefined;
+  }
+
+  *indexedIds(): IterableIterator<number> {
+    for (let id = 0; id < this.alive.length; id++) if (this.alive[id] === 1) yield id;
+  }
+
+  get indexed(): number {
+    return this.live;
   }
 
   remove(id: number): void {
@@ -216,6 +232,7 @@ export class NoteIndex {
     const writer = new MiniSearchWriter(this.engine as MiniSearch<unknown>);
     this.writer = writer;
     this.documents = new Documents(() => writer);
+    writer.shareFieldLengths(this.documents);
     this.terms = new TermTable();
     this.termData = [];
     const engine = this.engine as unknown as { _index: { fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]> } };
