@@ -192,16 +192,9 @@ export class PostingList {
   }
 
   *entries(): IterableIterator<[number, number]> {
-    // Over the bytes as they are now: MiniSearch deletes from the list while it iterates it.
-    const { bytes, start, end } = this;
-    let at = start;
-    let id = -1;
-    while (at < end) {
-      const decoded = decodeAt(bytes, at);
-      at = decoded.at;
-      id += decoded.gap;
-      yield [id, decoded.frequency];
-    }
+    // Over the postings as they are now: MiniSearch deletes from the list while it iterates it.
+    const pairs = this.pairs();
+    for (let at = 0; at < pairs.length; at += 2) yield [pairs[at]!, pairs[at + 1]!];
   }
 
   [Symbol.iterator](): IterableIterator<[number, number]> {
@@ -287,29 +280,6 @@ export function writeVarint(bytes: Uint8Array, at: number, value: number): numbe
   }
   bytes[at++] = rest;
   return at;
-}
-
-function decodeAt(bytes: Uint8Array, start: number): { at: number; gap: number; frequency: number } {
-  let at = start;
-  let value = 0;
-  let scale = 1;
-  for (;;) {
-    const byte = bytes[at++]!;
-    value += (byte & 0x7f) * scale;
-    if (byte < 0x80) break;
-    scale *= 0x80;
-  }
-  let frequency = value % 4;
-  if (frequency === 0) {
-    scale = 1;
-    for (;;) {
-      const byte = bytes[at++]!;
-      frequency += (byte & 0x7f) * scale;
-      if (byte < 0x80) break;
-      scale *= 0x80;
-    }
-  }
-  return { at, gap: Math.floor(value / 4), frequency };
 }
 
 /** The pair index of id in [id, tf, …], or −(insertion point) − 1 when absent. */

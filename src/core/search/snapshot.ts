@@ -61,22 +61,9 @@ export async function encodeSnapshotParts(sections: readonly SectionSource[], pa
     for (const part of section instanceof Uint8Array ? [section] : section) if (part.length > 0) parts.push(part);
     payloadLength += SECTION_LENGTH_BYTES + length;
   }
-  let crc = 0xffffffff;
-  let sinceLastPause = 0;
-  for (const part of parts) {
-    for (let at = 0; at < part.length; at += CHECKSUM_STEP) {
-      const piece = part.subarray(at, Math.min(part.length, at + CHECKSUM_STEP));
-      crc = crc32Update(crc, piece);
-      sinceLastPause += piece.length;
-      if (sinceLastPause >= CHECKSUM_STEP) {
-        sinceLastPause = 0;
-        await pause();
-      }
-    }
-  }
   const header = new Uint8Array(SNAPSHOT_HEADER_BYTES);
   writeHeader(header, payloadLength);
-  writeChecksum(header, (crc ^ 0xffffffff) >>> 0);
+  writeChecksum(header, await crc32OfParts(parts, pause));
   return [header, ...parts];
 }
 
@@ -142,21 +129,8 @@ export async function decodeSnapshotSliced(bytes: Uint8Array, pause: () => Promi
 export async function decodeSnapshotParts(parts: readonly Uint8Array[], pause: () => Promise<void>): Promise<Uint8Array[]> {
   const first = parts[0] ?? new Uint8Array(0);
   const recorded = checkHeader(first, parts.reduce((sum, part) => sum + part.length, 0));
-  let crc = 0xffffffff;
-  let sinceLastPause = 0;
-  for (const [index, part] of parts.entries()) {
-    const payload = index === 0 ? part.subarray(SNAPSHOT_HEADER_BYTES) : part;
-    for (let at = 0; at < payload.length; at += CHECKSUM_STEP) {
-      const piece = payload.subarray(at, Math.min(payload.length, at + CHECKSUM_STEP));
-      crc = crc32Update(crc, piece);
-      sinceLastPause += piece.length;
-      if (sinceLastPause >= CHECKSUM_STEP) {
-        sinceLastPause = 0;
-        await pause();
-      }
-    }
-  }
-  if (((crc ^ 0xffffffff) >>> 0) !== recorded) throw checksumMismatch();
+  const payload = parts.map((part, index) => (index === 0 ? part.subarray(SNAPSHOT_HEADER_BYTES) : part));
+  if ((await crc32OfParts(payload, pause)) !== recorded) throw checksumMismatch();
   return parts.flatMap((part, index) => splitSections(part, index === 0 ? SNAPSHOT_HEADER_BYTES : 0));
 }
 
@@ -271,6 +245,24 @@ function buildCrcTables(): Uint32Array[] {
 /** CRC-32 (IEEE 802.3, as in zip and PNG) of the bytes. */
 export function crc32(bytes: Uint8Array): number {
   return (crc32Update(0xffffffff, bytes) ^ 0xffffffff) >>> 0;
+}
+
+/** CRC-32 of the parts one after the other, `pause` after every CHECKSUM_STEP bytes. */
+async function crc32OfParts(parts: readonly Uint8Array[], pause: () => Promise<void>): Promise<number> {
+  let crc = 0xffffffff;
+  let sinceLastPause = 0;
+  for (const part of parts) {
+    for (let at = 0; at < part.length; at += CHECKSUM_STEP) {
+      const piece = part.subarray(at, Math.min(part.length, at + CHECKSUM_STEP));
+      crc = crc32Update(crc, piece);
+      sinceLastPause += piece.length;
+      if (sinceLastPause >= CHECKSUM_STEP) {
+        sinceLastPause = 0;
+        await pause();
+      }
+    }
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }
 
 function crc32Update(initial: number, bytes: Uint8Array): number {

@@ -62,29 +62,43 @@ export function forEachWordPiece(
     if (going && visit(piece, start, cjk) === false) going = false;
   };
   while (at < length && going) {
-    const code = text.charCodeAt(at);
-    if (code < 0x80 && !isAsciiLetterOrDigit(code)) {
+    if (!findRun(text, at)) {
       at += 1;
       continue;
     }
-    // Most notes are mostly ASCII: scanning char codes is about twice as fast as a Unicode regex.
-    let end = at;
-    if (code < 0x80) {
-      end += 1;
-      while (end < length && isAsciiLetterOrDigit(text.charCodeAt(end))) end += 1;
-    }
-    if (end === at || (end < length && text.charCodeAt(end) >= 0x80)) {
-      WORD_RUN_AT.lastIndex = at;
-      const match = WORD_RUN_AT.exec(text);
-      if (match === null) {
-        at += 1;
-        continue;
-      }
-      end = at + match[0].length;
-    }
-    visitRun(text, text.slice(at, end), at, visitPiece);
-    at = end;
+    visitRun(text, text.slice(at, RUN.end), at, visitPiece);
+    at = RUN.end;
   }
+}
+
+/** The run `findRun` found last: where it ends, and whether it is plain ASCII letters and digits. */
+const RUN = { end: 0, ascii: false };
+
+/**
+ * Whether a run of letters, digits and marks starts at `at` (both word scanners find runs alike); its
+ * end goes to RUN. Most notes are mostly ASCII: scanning char codes is about twice as fast as a
+ * Unicode regex, which only a run meeting a character beyond ASCII needs.
+ */
+function findRun(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  if (code < 0x80 && !isAsciiLetterOrDigit(code)) return false;
+  const length = text.length;
+  let end = at;
+  if (code < 0x80) {
+    end += 1;
+    while (end < length && isAsciiLetterOrDigit(text.charCodeAt(end))) end += 1;
+  }
+  if (end === at || (end < length && text.charCodeAt(end) >= 0x80)) {
+    WORD_RUN_AT.lastIndex = at;
+    const match = WORD_RUN_AT.exec(text);
+    if (match === null) return false;
+    RUN.end = at + match[0].length;
+    RUN.ascii = false;
+    return true;
+  }
+  RUN.end = end;
+  RUN.ascii = true;
+  return true;
 }
 
 function isAsciiLetterOrDigit(code: number): boolean {
@@ -184,28 +198,13 @@ export function scanTerms(text: string, table: TermTable, scan: TermScan): void 
   const length = text.length;
   let at = 0;
   while (at < length) {
-    const code = text.charCodeAt(at);
-    if (code < 0x80 && !isAsciiLetterOrDigit(code)) {
+    if (!findRun(text, at)) {
       at += 1;
       continue;
     }
-    let end = at;
-    if (code < 0x80) {
-      end += 1;
-      while (end < length && isAsciiLetterOrDigit(text.charCodeAt(end))) end += 1;
-    }
-    if (end === at || (end < length && text.charCodeAt(end) >= 0x80)) {
-      WORD_RUN_AT.lastIndex = at;
-      const match = WORD_RUN_AT.exec(text);
-      if (match === null) {
-        at += 1;
-        continue;
-      }
-      end = at + match[0].length;
-      scanRun(text, match[0], at, table, scan);
-    } else {
-      scanAsciiWord(text, at, end, table, scan);
-    }
+    const end = RUN.end;
+    if (RUN.ascii) scanAsciiWord(text, at, end, table, scan);
+    else scanRun(text, text.slice(at, end), at, table, scan);
     at = end;
   }
 }
