@@ -4,7 +4,8 @@
 // letters (distance 3) that was most of a query's time. Here terms are grouped by length (a term more
 // than d letters longer or shorter cannot be within d), screened by the letters they contain (one edit
 // changes that set by at most two) and measured with Myers' bit-parallel algorithm, one machine word
-// per term, a few operations per letter.
+// per term, a few operations per letter. Longer words (rare: a URL slug, a pasted hash) take the
+// textbook table, one row per letter, given up once a row is too far off.
 
 /** Longest query word measured bit-parallel (one bit per letter of a 32-bit word). */
 export const MAX_FUZZY_QUERY = 32;
@@ -58,12 +59,16 @@ export class FuzzyTerms {
 
   /**
    * Visits every term within `maxDistance` edits of `query` (itself included, at distance 0), with
-   * its number and distance. `query` must be 1 to MAX_FUZZY_QUERY code units long.
+   * its number and distance. `query` must not be empty.
    */
   matches(query: string, maxDistance: number, visit: (number: number, term: string, distance: number) => void): void {
     const length = query.length;
-    if (length === 0 || length > MAX_FUZZY_QUERY) throw new Error(`A fuzzy query word has 1 to ${MAX_FUZZY_QUERY} characters.`);
+    if (length === 0) throw new Error("A fuzzy query word has at least one character.");
     this.catchUp();
+    if (length > MAX_FUZZY_QUERY) {
+      this.longMatches(query, maxDistance, visit);
+      return;
+    }
     const queryMask = letterMask(query);
     this.prepare(query);
     const last = 1 << (length - 1);
@@ -78,6 +83,41 @@ export class FuzzyTerms {
       }
     }
     this.unprepare(query);
+  }
+
+  private longMatches(query: string, maxDistance: number, visit: (number: number, term: string, distance: number) => void): void {
+    const length = query.length;
+    const queryMask = letterMask(query);
+    let previous = new Int32Array(length + 1);
+    let current = new Int32Array(length + 1);
+    for (let termLength = Math.max(1, length - maxDistance); termLength <= length + maxDistance; termLength++) {
+      const numbers = this.byLength[termLength];
+      if (!numbers) continue;
+      for (const number of numbers) {
+        if (bitCount(queryMask ^ this.masks[number]!) > 2 * maxDistance) continue;
+        const term = this.terms[number]!;
+        for (let j = 0; j <= length; j++) previous[j] = j;
+        let distance = 0;
+        for (let i = 1; i <= termLength; i++) {
+          const code = term.charCodeAt(i - 1);
+          current[0] = i;
+          let rowMinimum = i;
+          for (let j = 1; j <= length; j++) {
+            const cost = query.charCodeAt(j - 1) === code ? 0 : 1;
+            const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+            current[j] = value;
+            if (value < rowMinimum) rowMinimum = value;
+          }
+          [previous, current] = [current, previous];
+          if (rowMinimum > maxDistance) {
+            distance = maxDistance + 1;
+            break;
+          }
+        }
+        if (distance <= maxDistance) distance = previous[length]!;
+        if (distance <= maxDistance) visit(number, term, distance);
+      }
+    }
   }
 
   /** Myers' bit-vector edit distance of `term` to the prepared query; more than `limit` once it must be. */

@@ -2,9 +2,10 @@
 // MiniSearch only loads a whole serialised index in one piece (`loadJS`, one multi-second stall on a
 // large vault) and only adds documents by re-tokenizing them; the engine tokenizes each note once,
 // counts its terms itself and loads snapshots as views of their bytes. Both go through the instance's
-// own structures, the same ones `loadJS` and `add` fill, so MiniSearch's term tree (prefix and fuzzy
-// lookups), discarding and its own search stay MiniSearch's. Checked once per instance: another
-// MiniSearch layout fails loudly here instead of corrupting an index.
+// own structures, the same ones `loadJS` and `add` fill, so discarding, vacuuming and its own search
+// stay MiniSearch's; only its term tree is swapped for the index's term table (./term-dictionary.ts),
+// behind the calls MiniSearch makes on it. Checked once per instance: another MiniSearch layout fails
+// loudly here instead of corrupting an index.
 import type MiniSearch from "minisearch";
 import type { PostingList } from "./posting-list";
 
@@ -67,8 +68,19 @@ interface TermTree {
   fetch(term: string, initial: () => TermData): TermData;
 }
 
+/** What MiniSearch calls on its term tree (`_index`): its search, vacuum, discard and toJSON. */
+export interface TermLookup extends TermTree, Iterable<[string, TermData]> {
+  readonly size: number;
+  get(term: string): TermData | undefined;
+  has(term: string): boolean;
+  set(term: string, data: TermData): unknown;
+  delete(term: string): boolean;
+  atPrefix(prefix: string): Iterable<[string, TermData]>;
+  fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>;
+}
+
 interface Internals {
-  _index: TermTree;
+  _index: TermTree | TermLookup;
   _documentCount: number;
   _nextId: number;
   _documentIds: Map<number, string>;
@@ -94,7 +106,7 @@ function isInternals(value: unknown): value is Internals {
   );
 }
 
-const createTermData = (): TermData => new TermData();
+export const createTermData = (): TermData => new TermData();
 
 /** Field lengths by short id, kept by the index in one typed array (see MiniSearchWriter.shareFieldLengths). */
 export interface FieldLengthStore {
@@ -182,6 +194,12 @@ export class MiniSearchWriter {
     return shortId;
   }
 
+  /** From now on MiniSearch looks terms up in `terms` instead of its own tree (call while the index is empty). */
+  useTermDictionary(terms: TermLookup): void {
+    if (this.target._documentCount > 0) throw new Error("A term dictionary replaces the tree of an empty index only.");
+    this.target._index = terms;
+  }
+
   /** From now on MiniSearch reads and writes field lengths in the index's own arrays. */
   shareFieldLengths(store: FieldLengthStore): void {
     this.target._fieldLength = new SharedFieldLengths(store);
@@ -200,11 +218,6 @@ export class MiniSearchWriter {
   /** The id the next added document gets: every short id so far is below it. */
   get nextShortId(): number {
     return this.target._nextId;
-  }
-
-  /** A term's entry in the tree, created when missing. */
-  termData(term: string): TermData {
-    return this.target._index.fetch(term, createTermData);
   }
 
   /** Every indexed document id, in no particular order. */

@@ -5,13 +5,13 @@
 // posting-list.ts, minisearch-access.ts); what the evaluator reads per document (liveness, field
 // lengths, phrase filter) is kept in arrays by short id.
 import MiniSearch, { type Options } from "minisearch";
-import { MiniSearchWriter, type FieldLengthStore, type TermData } from "./minisearch-access";
+import { MiniSearchWriter, createTermData, type FieldLengthStore, type TermData } from "./minisearch-access";
 import { PostingList } from "./posting-list";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
 import { isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
 import { FIELD_BOOSTS, FIELD_COUNT, FIELDS, IndexBuilder, type IndexBatch, type IndexDoc } from "./index-builder";
 import { TermTable } from "./term-table";
-import { FuzzyTerms, MAX_FUZZY_QUERY } from "./fuzzy";
+import { TermDictionary } from "./term-dictionary";
 import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
 import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
 import { QueryEvaluator, matchedTerm, realTerm, type DocumentTable, type Evaluation } from "./evaluator";
@@ -218,8 +218,8 @@ export class NoteIndex {
   private evaluator!: QueryEvaluator;
   private documents!: Documents;
   private terms!: TermTable;
-  /** Per term number, its entry in MiniSearch's tree once it has postings. */
-  private termData: Array<TermData | null> = [];
+  /** MiniSearch's term lookups, answered from `terms` (see term-dictionary.ts). */
+  private dictionary!: TermDictionary;
   private builder!: IndexBuilder;
 
   constructor() {
@@ -234,20 +234,9 @@ export class NoteIndex {
     this.documents = new Documents(() => writer);
     writer.shareFieldLengths(this.documents);
     this.terms = new TermTable();
-    this.termData = [];
-    const engine = this.engine as unknown as { _index: { fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]> } };
-    const fuzzy = new FuzzyTerms(this.terms.terms);
-    const termData = this.termData;
-    this.evaluator = new QueryEvaluator(this.engine, this.documents, (term, maxDistance) => {
-      if (term.length > MAX_FUZZY_QUERY) return engine._index.fuzzyGet(term, maxDistance);
-      const found = new Map<string, [TermData, number]>();
-      fuzzy.matches(term, maxDistance, (number, match, distance) => {
-        const data = termData[number];
-        // A term whose postings are all gone (MiniSearch's own search drops emptied ones) is no match.
-        if (data && data.size > 0) found.set(match, [data, distance]);
-      });
-      return found;
-    });
+    this.dictionary = new TermDictionary(this.terms);
+    writer.useTermDictionary(this.dictionary);
+    this.evaluator = new QueryEvaluator(this.engine, this.documents);
     this.builder = new IndexBuilder(this.terms);
   }
 
@@ -385,8 +374,9 @@ export class NoteIndex {
 
   /** Every term with postings, for a snapshot; lists may still hold removed documents' postings. */
   *storedTerms(): IterableIterator<StoredTerm> {
-    for (let number = 0; number < this.termData.length; number++) {
-      const data = this.termData[number];
+    const byNumber = this.dictionary.byNumber;
+    for (let number = 0; number < byNumber.length; number++) {
+      const data = byNumber[number];
       if (!data || data.size === 0) continue;
       const lists: Array<PostingList | undefined> = [];
       for (let field = 0; field < FIELD_COUNT; field++) lists.push(data.get(field));
@@ -445,7 +435,7 @@ export class NoteIndex {
         if (end > postings.length) throw new SnapshotError("format", "Index snapshot postings are cut short.");
         const checked = PostingList.check(postings, at, end, docs);
         if (!checked) throw new SnapshotError("format", "Index snapshot has a malformed posting list.");
-        data ??= this.termData[number] = this.writer.termData(term);
+        data ??= this.dictionary.fetchNumber(number, createTermData);
         data.set(field, PostingList.view(postings, at, end, checked.count, checked.last));
         at = end;
       }
@@ -455,9 +445,8 @@ export class NoteIndex {
   }
 
   private postings(number: number, field: number): PostingList {
-    let data = this.termData[number];
-    // MiniSearch's own search and vacuum remove a term's entry from the tree once it is empty.
-    if (data === undefined || data === null || data.size === 0) this.termData[number] = data = this.writer.termData(this.terms.terms[number]!);
+    // MiniSearch's vacuum deletes a term's entry once it is empty; this makes a new one.
+    const data = this.dictionary.fetchNumber(number, createTermData);
     let list = data.get(field);
     if (list === undefined) data.set(field, (list = new PostingList()));
     return list;

@@ -31,13 +31,27 @@ test("the same terms at the same distances as MiniSearch's fuzzy lookup", () => 
   );
 });
 
-test("words of up to 32 letters are measured in one machine word, longer ones are refused", () => {
+test("words of up to 32 letters are measured in one machine word, longer ones by the full table, with the same answers", () => {
   const long = "abcdefghijklmnopqrstuvwxyzabcdef";
   assert.equal(long.length, MAX_FUZZY_QUERY);
-  const terms = [long, `${long.slice(0, 31)}x`, `x${long}`, long.slice(1), `${long.slice(0, 10)}${long.slice(12)}`, "short"];
+  const terms = [long, `${long.slice(0, 31)}x`, `x${long}`, long.slice(1), `${long.slice(0, 10)}${long.slice(12)}`, "short", `${long}gh`, `${long}g`, `${long.slice(0, 20)}zz${long.slice(22)}g`];
   assert.deepEqual(found(terms, long, 2), reference(terms, long, 2));
-  assert.throws(() => found(terms, `${long}g`, 2), /1 to 32/);
-  assert.throws(() => found(terms, "", 1), /1 to 32/);
+  for (let distance = 1; distance <= 4; distance++) assert.deepEqual(found(terms, `${long}g`, distance), reference(terms, `${long}g`, distance));
+  assert.ok(found(terms, `${long}g`, 2).size >= 4);
+  assert.throws(() => found(terms, "", 1), /at least one character/);
+});
+
+test("long words (over 32 letters) find what MiniSearch's fuzzy lookup finds", () => {
+  const letter = fc.constantFrom("a", "b", "c", "s", "ü", "東", "1");
+  const word = fc.array(letter, { minLength: 30, maxLength: 40 }).map((letters) => letters.join(""));
+  fc.assert(
+    fc.property(fc.uniqueArray(word, { maxLength: 30 }), word, fc.integer({ min: 1, max: 6 }), (terms, query, maxDistance) => {
+      const near = terms.map((term, i) => (i % 3 === 0 ? query.slice(0, -1 - (i % 4)) + term.slice(0, i % 3) : term));
+      const unique = [...new Set(near)];
+      assert.deepEqual(found(unique, query, maxDistance), reference(unique, query, maxDistance));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test("terms added to the table after a lookup are found by the next one", () => {
