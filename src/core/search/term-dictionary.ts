@@ -1,12 +1,24 @@
 // The index's terms as MiniSearch looks them up, answered from the term table the builder already
 // keeps (./term-table.ts) and an array of entries by term number, in place of MiniSearch's radix
 // tree. The tree held every term a second time, cut into pieces, in forty thousand small Maps
-// (8 MB of a 20,000-note index); its prefix walk and fuzzy search are replaced by a pass over the
-// term list (a prefix is checked where a term starts; 30,000 terms take a fraction of a millisecond)
-// and by FuzzyTerms (./fuzzy.ts), which returns the same terms at the same distances.
+// (8 MB of a 20,000-note index); its prefix walk is replaced by the terms grouped by their first two
+// and first three letters (a query word's group holds a few dozen terms) and its fuzzy search by FuzzyTerms
+// (./fuzzy.ts), which returns the same terms at the same distances.
 import { FuzzyTerms } from "./fuzzy";
 import type { TermData } from "./minisearch-access";
 import type { TermTable } from "./term-table";
+
+/** A number naming the term's first two code units, or first three when `three`. */
+function startKey(term: string, three: boolean): number {
+  const two = term.charCodeAt(0) * 0x10000 + term.charCodeAt(1);
+  return three ? two * 0x10000 + term.charCodeAt(2) : two;
+}
+
+function addTo(groups: Map<number, number[]>, key: number, number: number): void {
+  const numbers = groups.get(key);
+  if (numbers) numbers.push(number);
+  else groups.set(key, [number]);
+}
 
 export class TermDictionary {
   private readonly table: TermTable;
@@ -14,6 +26,12 @@ export class TermDictionary {
   readonly byNumber: Array<TermData | null> = [];
   private readonly fuzzy: FuzzyTerms;
   private count = 0;
+  /** Term numbers by their first two code units (see startKey); terms of one letter are not grouped. */
+  private readonly byStart2 = new Map<number, number[]>();
+  /** Term numbers by their first three code units; terms of one or two letters are not grouped. */
+  private readonly byStart3 = new Map<number, number[]>();
+  /** Terms of the table grouped so far: the table only grows. */
+  private grouped = 0;
 
   constructor(table: TermTable) {
     this.table = table;
@@ -65,17 +83,28 @@ export class TermDictionary {
     const terms = this.table.terms;
     const byNumber = this.byNumber;
     const length = prefix.length;
-    if (length === 0) {
-      yield* this.all();
+    if (length < 2) {
+      for (const [term, data] of this.all()) if (term.startsWith(prefix)) yield [term, data];
       return;
     }
-    const first = prefix.charCodeAt(0);
-    for (let number = 0; number < byNumber.length; number++) {
+    this.group();
+    const three = length >= 3;
+    for (const number of (three ? this.byStart3 : this.byStart2).get(startKey(prefix, three)) ?? []) {
       const data = byNumber[number];
       if (!data) continue;
       const term = terms[number]!;
-      if (term.length >= length && term.charCodeAt(0) === first && term.startsWith(prefix)) yield [term, data];
+      if (term.length >= length && term.startsWith(prefix)) yield [term, data];
     }
+  }
+
+  private group(): void {
+    const terms = this.table.terms;
+    for (let number = this.grouped; number < terms.length; number++) {
+      const term = terms[number]!;
+      if (term.length >= 2) addTo(this.byStart2, startKey(term, false), number);
+      if (term.length >= 3) addTo(this.byStart3, startKey(term, true), number);
+    }
+    this.grouped = terms.length;
   }
 
   /** Terms within `maxDistance` edits of `term` with their entries and distances, as MiniSearch's tree gives them. */

@@ -124,6 +124,11 @@ test("prefix lookups see terms added after the last one, and the prefix itself",
   assert.equal(dictionary.delete("bucket"), false);
   assert.deepEqual([...dictionary.keys()], ["buck", "duck"]);
   assert.equal(dictionary.size, 2);
+  dictionary.set("b", createTermData());
+  dictionary.set("bü", createTermData());
+  assert.deepEqual([...dictionary.atPrefix("b")].map(([term]) => term), ["buck", "b", "bü"], "a one-letter prefix");
+  assert.deepEqual([...dictionary.atPrefix("bü")].map(([term]) => term), ["bü"]);
+  assert.deepEqual([...dictionary.atPrefix("bx")], []);
 });
 
 test("a dictionary only replaces the tree of an empty index", () => {
