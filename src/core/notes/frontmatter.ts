@@ -88,10 +88,33 @@ function parseYaml(yaml: string): Omit<ParsedFrontmatter, "split"> {
     return { document, data: null, error: "The frontmatter YAML uses an alias that cannot be resolved (or too many aliases)." };
   }
   if (value === null || value === undefined) return { document, data: {}, error: null };
+  if (holdsItself(value)) {
+    return { document, data: null, error: "The frontmatter YAML has an anchor whose value contains an alias of itself (`&a [*a]`), so it has no properties." };
+  }
   if (typeof value !== "object" || Array.isArray(value)) {
     return { document, data: null, error: "The frontmatter is valid YAML but not a map of `key: value` lines, so it has no properties." };
   }
   return { document, data: value as Record<string, unknown>, error: null };
+}
+
+/**
+ * True when a value reaches itself: a recursive anchor (`a: &x [*x]`) gives a cyclic object, which
+ * every walk over properties (links in frontmatter, the codec, JSON) would follow forever.
+ */
+function holdsItself(root: unknown): boolean {
+  const open = new Set<object>();
+  const done = new Set<object>();
+  const visit = (value: unknown): boolean => {
+    if (typeof value !== "object" || value === null || done.has(value)) return false;
+    if (open.has(value)) return true;
+    open.add(value);
+    const children = value instanceof Map ? [...value.keys(), ...value.values()] : value instanceof Set ? [...value] : Object.values(value);
+    for (const child of children) if (visit(child)) return true;
+    open.delete(value);
+    done.add(value);
+    return false;
+  };
+  return visit(root);
 }
 
 const YAML_PROBLEMS: Partial<Record<ErrorCode, string>> = {

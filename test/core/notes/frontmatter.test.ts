@@ -104,6 +104,15 @@ test("YAML that is not a map has no properties; an empty block is an empty map",
   assert.deepEqual(parseFrontmatter("---\n# only a comment\n---\n").data, {});
 });
 
+test("an anchor whose value holds an alias of itself gives no properties and says why; shared aliases still resolve", () => {
+  for (const yaml of ["a: &x [*x]", "b: &y\n  c: *y", "list: &l\n  - one\n  - *l"]) {
+    const parsed = parseFrontmatter(`---\n${yaml}\n---\nbody\n`);
+    assert.equal(parsed.data, null, yaml);
+    assert.match(parsed.error ?? "", /contains an alias of itself/, yaml);
+  }
+  assert.deepEqual(parseFrontmatter("---\na: &x [1, 2]\nb: *x\nc: {d: *x}\n---\n").data, { a: [1, 2], b: [1, 2], c: { d: [1, 2] } });
+});
+
 test("templates/meeting.md: placeholders parse as YAML (a flow map), not as an error", () => {
   const parsed = parseFrontmatter(edge("templates/meeting.md"));
   assert.equal(parsed.error, null);
