@@ -1,7 +1,7 @@
 // The ports through which the pure engine reaches the world. Each host (Node, Obsidian, memory)
 // implements them; nothing in src/core or src/tools touches a file system, a socket or a clock directly.
 import type { CachedMetadata } from "./notes/metadata";
-import type { NoteFacts } from "./notes/structure";
+import type { FactsRecord } from "./vault/stored-facts";
 import type { IndexBatch } from "./search/index-builder";
 
 export interface FileStat {
@@ -72,7 +72,7 @@ export interface IngestedFile {
   path: string;
   /** content_hash of the bytes read; null when the file could not be read (it vanished meanwhile). */
   hash: string | null;
-  facts?: NoteFacts;
+  facts?: FactsRecord;
   /** A note's parsed metadata, packed as the index snapshot keeps it. */
   metadata?: PackedMetadata;
 }

@@ -6,6 +6,7 @@ import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
 import { resolveVaultPath, extname } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
+import { FactsTable } from "./stored-facts";
 import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
 import type { IndexBuilder } from "../search/index-builder";
 import { parseQuery } from "../search/query";
@@ -98,7 +99,7 @@ export class Engine implements VaultEngine {
   readonly name: string;
   private readonly options: EngineOptions;
   private readonly records = new Map<string, FileRecord>();
-  private readonly facts = new Map<string, NoteFacts>();
+  private readonly facts = new FactsTable();
   private sorted: FileRecord[] | null = null;
   private readonly index = new NoteIndex();
   private readonly snapshots: IndexSnapshots;
@@ -490,13 +491,13 @@ export class Engine implements VaultEngine {
   private noteDoc(path: string, text: string): IndexDoc {
     this.options.metadata.update(path, text);
     const prepared = noteDocument(path, text, this.options.metadata.getCache(path) ?? parseNote(text));
-    this.facts.set(path, prepared.facts);
+    this.facts.setFacts(path, prepared.facts);
     return prepared.doc;
   }
 
   private canvasDoc(path: string, text: string): IndexDoc {
     const prepared = canvasDocument(path, text);
-    this.facts.set(path, prepared.facts);
+    this.facts.setFacts(path, prepared.facts);
     return prepared.doc;
   }
 

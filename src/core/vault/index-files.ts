@@ -9,7 +9,7 @@
 // loop for long), term parts (JSON), list ranges (u32 per term and field: the list's length in bytes,
 // 0 for none), then what the index keeps views of: phrase filters, metadata, postings. Journal sections: header, rows, removed paths,
 // phrase filters, metadata, term vectors.
-import type { NoteFacts, TaskItem } from "../notes/structure";
+import type { FactsRecord } from "./stored-facts";
 import { FIELD_COUNT, NOTE_INDEX_VERSION, type DocVector } from "../search/note-index";
 import {
   SnapshotError,
@@ -24,7 +24,7 @@ import {
 } from "../search/snapshot";
 
 /** Bump when what a base or journal holds changes: older snapshots are then rebuilt. */
-export const SNAPSHOT_VERSION = 8;
+export const SNAPSHOT_VERSION = 9;
 export const BASE_KEY = "index-base";
 export const JOURNAL_KEY = "index-journal";
 /** Files of earlier snapshot layouts (a manifest and shards), removed when found. */
@@ -39,7 +39,7 @@ export interface SnapshotRow {
   mtime: number;
   size: number;
   hash?: string;
-  facts?: NoteFacts;
+  facts?: FactsRecord;
   /** Distinct terms per field (the index's field lengths). */
   lengths?: number[];
   /** The note's phrase filter, only with `lengths`. */
@@ -414,30 +414,20 @@ function readUint32s(bytes: Uint8Array): Uint32Array {
 }
 
 // Rows are tuples, and facts inside them too: field names repeated for 20,000 notes would be a
-// large share of the snapshot. A title equal to the file's name is left out.
-type PackedTask = [number, string, string, string | null];
-type PackedFacts = [string | null, string[], string[], PackedTask[], number];
+// large share of the snapshot. A title equal to the file's name is left out (FactsRecord's null).
+type PackedFacts = [string | null, string[], string[], string, number];
 type PackedRow = [string, number, number, string | null, PackedFacts | null, number[] | null, readonly string[] | null];
 
 function packRow(row: SnapshotRow): PackedRow {
+  const facts = row.facts;
   return [
     row.path,
     row.mtime,
     row.size,
     row.hash ?? null,
-    row.facts ? packFacts(row.path, row.facts) : null,
+    facts ? [facts.title, facts.tags, facts.aliases, facts.tasks, facts.words] : null,
     row.lengths ?? null,
     row.metadata ? (row.links ?? []) : null,
-  ];
-}
-
-function packFacts(path: string, facts: NoteFacts): PackedFacts {
-  return [
-    facts.title === defaultTitle(path) ? null : facts.title,
-    facts.tags,
-    facts.aliases,
-    facts.tasks.map((task): PackedTask => [task.line, task.text, task.status, task.heading]),
-    facts.words,
   ];
 }
 
@@ -450,7 +440,7 @@ function unpackRow(value: unknown): SnapshotRow {
   const row: SnapshotRow = { path, mtime, size };
   if (typeof hash === "string") row.hash = hash;
   else if (hash !== null) throw new SnapshotError("format", "Index snapshot row has a malformed hash.");
-  if (facts !== null) row.facts = unpackFacts(path, facts);
+  if (facts !== null) row.facts = unpackFacts(facts);
   if (lengths !== null) {
     if (!Array.isArray(lengths) || lengths.length !== FIELD_COUNT || !lengths.every((length) => Number.isInteger(length) && (length as number) >= 0)) {
       throw new SnapshotError("format", "Index snapshot row has malformed field lengths.");
@@ -464,34 +454,19 @@ function unpackRow(value: unknown): SnapshotRow {
   return row;
 }
 
-function unpackFacts(path: string, value: unknown): NoteFacts {
+function unpackFacts(value: unknown): FactsRecord {
   if (!Array.isArray(value) || value.length !== 5) throw new SnapshotError("format", "Index snapshot row has malformed facts.");
   const [title, tags, aliases, tasks, words] = value as unknown[];
   if (
     (title !== null && typeof title !== "string") ||
     !isStringArray(tags) ||
     !isStringArray(aliases) ||
-    !Array.isArray(tasks) ||
+    typeof tasks !== "string" ||
     typeof words !== "number"
   ) {
     throw new SnapshotError("format", "Index snapshot row has malformed facts.");
   }
-  return { title: title ?? defaultTitle(path), tags, aliases, tasks: tasks.map(unpackTask), words };
-}
-
-function unpackTask(value: unknown): TaskItem {
-  if (!Array.isArray(value) || value.length !== 4) throw new SnapshotError("format", "Index snapshot row has a malformed task.");
-  const [line, text, status, heading] = value as unknown[];
-  if (typeof line !== "number" || typeof text !== "string" || typeof status !== "string" || (heading !== null && typeof heading !== "string")) {
-    throw new SnapshotError("format", "Index snapshot row has a malformed task.");
-  }
-  return { line, text, done: status !== " ", status, heading };
-}
-
-function defaultTitle(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(0, dot) : name;
+  return { title, tags, aliases, tasks, words };
 }
 
 function isCount(value: unknown): value is number {

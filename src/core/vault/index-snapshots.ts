@@ -9,7 +9,7 @@
 // naming another base is ignored, so a crash anywhere leaves a base, with or without its journal.
 // Whatever a lost journal held, the reconcile at start re-ingests (those files are newer than the
 // base's rows).
-import type { NoteFacts } from "../notes/structure";
+import type { FactsTable } from "./stored-facts";
 import { FIELD_COUNT, type DocVector, type NoteIndex, type StoredTerm } from "../search/note-index";
 import { writeVarint, type PostingList } from "../search/posting-list";
 import { SnapshotError, snapshotChecksum } from "../search/snapshot";
@@ -33,7 +33,7 @@ import {
 /** The engine's tables a snapshot covers; loading fills them, writing reads them. */
 export interface SnapshotState {
   records: Map<string, FileRecord>;
-  facts: Map<string, NoteFacts>;
+  facts: FactsTable;
   index: NoteIndex;
   metadata: MetadataPort;
 }
@@ -281,7 +281,7 @@ export class IndexSnapshots {
     const row: SnapshotRow = { path, mtime: record.mtime, size: record.size };
     if (record.hash !== undefined) row.hash = record.hash;
     const facts = state.facts.get(path);
-    if (facts) row.facts = facts;
+    if (facts) row.facts = facts.record();
     if (withLengths) row.lengths = withLengths;
     if (record.isNote) {
       const packed = state.metadata.exportNote?.(path);

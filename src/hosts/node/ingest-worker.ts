@@ -12,6 +12,7 @@ import { parseNote, stripBom } from "../../core/notes/structure";
 import type { IngestedFile } from "../../core/ports";
 import { IndexBuilder } from "../../core/search/index-builder";
 import { canvasDocument, linkpathsOf, noteDocument } from "../../core/vault/note-document";
+import { factsRecord } from "../../core/vault/stored-facts";
 import { nodeHasher } from "./services";
 import type { IngestJob, WorkerReply } from "./bulk-ingest";
 
@@ -31,12 +32,12 @@ function ingest(relative: string): IngestedFile {
   if (extname(relative) !== "md") {
     const prepared = canvasDocument(relative, text);
     builder.addNote(prepared.doc);
-    return { path: relative, hash, facts: prepared.facts };
+    return { path: relative, hash, facts: factsRecord(relative, prepared.facts) };
   }
   const cache = parseNote(text);
   const prepared = noteDocument(relative, text, cache);
   builder.addNote(prepared.doc);
-  return { path: relative, hash, facts: prepared.facts, metadata: { links: linkpathsOf(cache), packed: encodeMetadata(cache) } };
+  return { path: relative, hash, facts: factsRecord(relative, prepared.facts), metadata: { links: linkpathsOf(cache), packed: encodeMetadata(cache) } };
 }
 
 /**

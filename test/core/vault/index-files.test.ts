@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FIELD_COUNT } from "../../../src/core/search/note-index";
 import { buildPhraseFilter } from "../../../src/core/search/phrase-filter";
+import { packTasks } from "../../../src/core/vault/stored-facts";
 import { SnapshotError, crc32, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
 
 /** The parts of a file joined, as the store writes them. */
@@ -43,13 +44,13 @@ function rows(): SnapshotRow[] {
       mtime: 1_700_000_000_123,
       size: 321,
       hash: "a".repeat(32),
-      facts: { title: "Custom title", tags: ["rate", "rate/limit"], aliases: ["Bucket"], tasks: [{ line: 5, text: "do it", done: false, status: " ", heading: "Plan" }], words: 42 },
+      facts: { title: "Custom title", tags: ["rate", "rate/limit"], aliases: ["Bucket"], tasks: packTasks([{ line: 5, text: "do it", done: false, status: " ", heading: "Plan" }]), words: 42 },
       lengths: [2, 1, 0, 0, 3],
       filter,
       links: ["Token bucket", "other/Note"],
       metadata: Uint8Array.of(1, 2, 3, 4),
     },
-    { path: "b.md", mtime: 5, size: 0, facts: { title: "b", tags: [], aliases: [], tasks: [], words: 0 }, lengths: [1, 0, 0, 0, 0], links: [], metadata: new Uint8Array(0) },
+    { path: "b.md", mtime: 5, size: 0, facts: { title: null, tags: [], aliases: [], tasks: "", words: 0 }, lengths: [1, 0, 0, 0, 0], links: [], metadata: new Uint8Array(0) },
     { path: "picture.png", mtime: 7, size: 9, hash: "b".repeat(32) },
   ];
 }
