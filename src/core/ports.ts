@@ -35,6 +35,20 @@ export interface PackedMetadata {
   links: readonly string[];
   /** The note's CachedMetadata as core/notes/metadata-codec encodes it. */
   packed: Uint8Array;
+  /** What exportNote handed out, so that importStored can tell whether the note changed since. */
+  source?: unknown;
+}
+
+/**
+ * Where a note's packed metadata lies in a snapshot file the index store holds open: a warm start keeps
+ * every note's metadata there instead of in memory, and reads one when asked (see metadata-file.ts).
+ */
+export interface StoredMetadata {
+  file: PinnedFile;
+  start: number;
+  length: number;
+  /** CRC-32 of the bytes, checked on each read. */
+  crc: number;
 }
 
 export interface MetadataPort {
@@ -65,6 +79,12 @@ export interface MetadataPort {
   exportNote?(path: string): PackedMetadata | null;
   /** Adds one note as exported, without re-parsing; a packed cache that does not decode reads as null later. */
   importNote?(path: string, note: PackedMetadata): void;
+  /**
+   * Adds one note whose packed metadata lies in a snapshot file (null: nowhere, parsed from the note
+   * when first asked). With `replacing`, the note's metadata moves there only if it is still what
+   * exportNote handed out then (a note changed meanwhile keeps its newer metadata).
+   */
+  importStored?(path: string, links: readonly string[], stored: StoredMetadata | null, replacing?: PackedMetadata): void;
 }
 
 /** A file a bulk ingest read and prepared off the engine's thread (see BulkIngestPort). */
@@ -102,10 +122,24 @@ export interface IndexStore {
    * engine read the part of a large snapshot it keeps apart from the part it parses and lets go.
    */
   loadRange?(key: string, start: number, end: number): Promise<Uint8Array | null>;
+  /**
+   * Opens a file for synchronous reads of its bytes as they are now, also after it is replaced or
+   * removed, until released; null when it does not exist. Hosts that cannot read synchronously leave
+   * it out (the engine then reads the file whole).
+   */
+  pin?(key: string): PinnedFile | null;
   /** Writes the file whole (atomically where the host can); given in parts, they are written in order. */
   save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void>;
   remove(key: string): Promise<void>;
   keys(): Promise<string[]>;
+}
+
+/** A store file held open (IndexStore.pin). */
+export interface PinnedFile {
+  /** Bytes [start, start + length), null when the file is shorter or cannot be read. */
+  read(start: number, length: number): Uint8Array | null;
+  /** Closes the file; reads after it return null. */
+  release(): void;
 }
 
 export type LogLevel = "debug" | "info" | "warn" | "error";

@@ -349,6 +349,11 @@ export class Engine implements VaultEngine {
     return this.options.writer.readHidden(trash);
   }
 
+  /** Lets go of the snapshot files held open (notes' metadata is parsed again when asked for after it). */
+  close(): void {
+    this.snapshots.close();
+  }
+
   /** Forgets the persisted snapshot so the next start rebuilds the index from the files. */
   async discardSnapshot(): Promise<void> {
     await this.snapshots.discardAll();

@@ -1,14 +1,15 @@
 // The files of an index snapshot: a base and a journal (SPEC §7). The base holds every file's record,
-// facts and parsed metadata and the whole index, its postings exactly as the index keeps them in
-// memory (see ../search/posting-list.ts), so that loading it is taking views of its bytes. The journal
+// facts and linkpaths and the whole index, its postings exactly as the index keeps them in memory (see
+// ../search/posting-list.ts), so that loading it is taking views of its bytes; the notes' parsed
+// metadata is in a file beside it (metadata-file.ts), read a note at a time. The journal
 // holds what changed since the base was written, each changed note with its term vector, so that
 // persisting a few edits writes a few kilobytes instead of the whole index; it names the base it
 // follows by the base's checksum, and is ignored next to any other base.
 //
 // Base sections: header, row parts (JSON, a few hundred rows each so that no parse holds the event
 // loop for long), term parts (JSON), list ranges (u32 per term and field: the list's length in bytes,
-// 0 for none), then what the index keeps views of: phrase filters, metadata, postings. Journal sections: header, rows, removed paths,
-// phrase filters, metadata, term vectors.
+// 0 for none), then what the index keeps views of: phrase filters, postings. Journal sections: header,
+// rows, removed paths, phrase filters, metadata, term vectors.
 import type { FactsRecord } from "./stored-facts";
 import { FIELD_COUNT, NOTE_INDEX_VERSION, type DocVector } from "../search/note-index";
 import {
@@ -24,7 +25,7 @@ import {
 } from "../search/snapshot";
 
 /** Bump when what a base or journal holds changes: older snapshots are then rebuilt. */
-export const SNAPSHOT_VERSION = 9;
+export const SNAPSHOT_VERSION = 10;
 export const BASE_KEY = "index-base";
 export const JOURNAL_KEY = "index-journal";
 /** Files of earlier snapshot layouts (a manifest and shards), removed when found. */
@@ -44,9 +45,12 @@ export interface SnapshotRow {
   lengths?: number[];
   /** The note's phrase filter, only with `lengths`. */
   filter?: Uint8Array;
-  /** Linkpaths of the note's parsed metadata (see MetadataPort.exportNote), with `metadata`. */
+  /** Linkpaths of the note's parsed metadata (see MetadataPort.exportNote). */
   links?: readonly string[];
-  /** The note's parsed metadata, packed by the host's metadata port. */
+  /**
+   * The note's parsed metadata, packed by the host's metadata port, with `links`: a journal holds it,
+   * a base's metadata file (metadata-file.ts) beside it.
+   */
   metadata?: Uint8Array;
 }
 
@@ -100,7 +104,6 @@ export async function encodeBase(content: BaseContent, pause: () => Promise<void
   if (content.ranges.length !== terms.length * FIELD_COUNT) throw new Error("Base ranges do not match its terms.");
   const ranges = littleEndian(new Uint8Array(content.ranges.buffer, content.ranges.byteOffset, content.ranges.byteLength));
   const filters = await encodeFilters(rows.slice(0, docs), pause);
-  const metadata = await encodeMetadata(rows, pause);
   // Bytes between the header section and the kept sections: a reader reads those apart (see baseTail).
   const before = [...rowParts, ...termParts, ranges].reduce((sum, section) => sum + SECTION_PREFIX + section.length, 0);
   const header = encodeJson({
@@ -115,7 +118,7 @@ export async function encodeBase(content: BaseContent, pause: () => Promise<void
     termParts: termParts.length,
     before,
   });
-  return encodeSnapshotParts([header, ...rowParts, ...termParts, ranges, filters, metadata, content.postings], pause);
+  return encodeSnapshotParts([header, ...rowParts, ...termParts, ranges, filters, content.postings], pause);
 }
 
 /** Bytes of a section's length prefix. */
@@ -124,7 +127,7 @@ const SECTION_PREFIX = 4;
 export const BASE_HEAD_BYTES = 64 * 1024;
 
 /**
- * Where the sections the index keeps (filters, metadata, postings) start in a base file, from its
+ * Where the sections the index keeps (filters, postings) start in a base file, from its
  * first bytes; null when they do not hold the header section. The bytes before are parsed and let go,
  * so a store that reads ranges reads them apart.
  */
@@ -167,7 +170,7 @@ export async function decodeBase(file: Uint8Array | readonly [Uint8Array, Uint8A
     !isCount(termParts) ||
     docs > rowCount ||
     !isCount(header.before) ||
-    sections.length !== 1 + rowParts + 2 + termParts + 2
+    sections.length !== 1 + rowParts + termParts + 3
   ) {
     throw new SnapshotError("format", "Index base header does not match its sections.");
   }
@@ -196,7 +199,6 @@ export async function decodeBase(file: Uint8Array | readonly [Uint8Array, Uint8A
   if (rangeBytes.length !== termCount * FIELD_COUNT * 4) throw new SnapshotError("format", "Index base list ranges do not match its terms.");
   const ranges = readUint32s(rangeBytes);
   await decodeFilters(sections[at++]!, rows.slice(0, docs), pause);
-  await decodeMetadata(sections[at++]!, rows, pause);
   return { id: snapshotChecksum(parts[0]!) ?? 0, createdAt, rows, docs, terms, ranges, postings: sections[at]! };
 }
 
@@ -427,7 +429,7 @@ function packRow(row: SnapshotRow): PackedRow {
     row.hash ?? null,
     facts ? [facts.title, facts.tags, facts.aliases, facts.tasks, facts.words] : null,
     row.lengths ?? null,
-    row.metadata ? (row.links ?? []) : null,
+    row.links ?? null,
   ];
 }
 

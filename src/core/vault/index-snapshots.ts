@@ -13,7 +13,8 @@ import type { FactsTable } from "./stored-facts";
 import { FIELD_COUNT, type DocVector, type NoteIndex, type StoredTerm } from "../search/note-index";
 import { writeVarint, type PostingList } from "../search/posting-list";
 import { SnapshotError, snapshotChecksum } from "../search/snapshot";
-import type { IndexStore, Logger, MetadataPort } from "../ports";
+import type { IndexStore, Logger, MetadataPort, PackedMetadata, PinnedFile, StoredMetadata } from "../ports";
+import { METADATA_KEY, encodeMetadataFile, metadataKey, pinnedBytes, readMetadataTable, type MetadataEntry } from "./metadata-file";
 import type { TimeSlice } from "../time-slice";
 import type { FileRecord } from "./types";
 import {
@@ -78,6 +79,8 @@ export class IndexSnapshots {
   /** The next persist writes a base (no base yet, or the journal got too long). */
   private rewrite = true;
   private running: Promise<unknown> = Promise.resolve();
+  /** The base's metadata file, held open while notes' metadata is read from it. */
+  private metadataFile: PinnedFile | null = null;
 
   constructor(options: IndexSnapshotsOptions) {
     this.options = options;
@@ -129,8 +132,10 @@ export class IndexSnapshots {
     try {
       base = await decodeBase(file, () => this.options.slice.pause());
       file = null;
-      await this.restoreBase(state, base);    } catch (error) {
+      await this.restoreBase(state, base, await this.openMetadata(base.id, base.rows.length));
+    } catch (error) {
       this.clearState(state);
+      this.releaseMetadata();
       this.logDiscard(error, BASE_KEY);
       this.stale = true;
       return { status: "discarded", discarded: [BASE_KEY] };
@@ -174,11 +179,17 @@ export class IndexSnapshots {
     });
   }
 
+  /** Lets go of the files held open; the engine calls it when it stops. */
+  close(): void {
+    this.releaseMetadata();
+  }
+
   /** Removes every snapshot file, so the next start rebuilds the index from the files. */
   async discardAll(): Promise<void> {
     await this.exclusive(async () => {
+      this.releaseMetadata();
       for (const key of await this.options.store.keys()) {
-        if (key === BASE_KEY || key === JOURNAL_KEY || OBSOLETE_KEY.test(key)) await this.options.store.remove(key);
+        if (key === BASE_KEY || key === JOURNAL_KEY || OBSOLETE_KEY.test(key) || METADATA_KEY.test(key)) await this.options.store.remove(key);
       }
       this.base = null;
       this.startOver();
@@ -220,12 +231,46 @@ export class IndexSnapshots {
     state.index.clear();
   }
 
-  private async restoreBase(state: SnapshotState, base: DecodedBase): Promise<void> {
+  /**
+   * The base's metadata file, pinned, and where each row's metadata lies in it; null when there is
+   * none to use (the notes' metadata is then parsed from the notes when asked for). Other bases'
+   * metadata files are removed.
+   */
+  private async openMetadata(baseId: number, rowCount: number): Promise<Map<number, StoredMetadata> | null> {
+    const store = this.options.store;
+    const key = metadataKey(baseId);
+    for (const other of await store.keys()) if (METADATA_KEY.test(other) && other !== key) await store.remove(other);
+    this.releaseMetadata();
+    let file: PinnedFile | null = null;
+    if (store.pin) file = store.pin(key);
+    else {
+      const bytes = await store.load(key);
+      if (bytes) file = pinnedBytes(bytes);
+    }
+    if (!file) return null;
+    const table = readMetadataTable(file, baseId, rowCount);
+    if (!table) {
+      file.release();
+      this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.options.vault, file: key, reason: "not the metadata of this base" });
+      return null;
+    }
+    this.metadataFile = file;
+    return table;
+  }
+
+  private releaseMetadata(): void {
+    this.metadataFile?.release();
+    this.metadataFile = null;
+  }
+
+  private async restoreBase(state: SnapshotState, base: DecodedBase, stored: ReadonlyMap<number, StoredMetadata> | null): Promise<void> {
     const slice = this.options.slice;
     const lengths = new Int32Array(base.docs * FIELD_COUNT);
     for (let d = 0; d < base.docs; d++) lengths.set(base.rows[d]!.lengths!, d * FIELD_COUNT);
     for (let at = 0; at < base.rows.length; at++) {
-      this.restoreRow(state, base.rows[at]!);
+      const row = base.rows[at]!;
+      this.restoreRow(state, row);
+      if (row.links && isNotePath(row.path)) state.metadata.importStored?.(row.path, row.links, stored?.get(at) ?? null);
       if (at % 256 === 255) await slice.pause();
     }
     await state.index.load(
@@ -242,7 +287,7 @@ export class IndexSnapshots {
   }
 
   private restoreRow(state: SnapshotState, row: SnapshotRow): void {
-    const isNote = row.path.toLowerCase().endsWith(".md");
+    const isNote = isNotePath(row.path);
     const record: FileRecord = { path: row.path, size: row.size, mtime: row.mtime, ctime: row.mtime, isNote };
     if (row.hash !== undefined) record.hash = row.hash;
     state.records.set(row.path, record);
@@ -275,7 +320,7 @@ export class IndexSnapshots {
   }
 
   /** The row of a file as the engine holds it now; null when it is gone. */
-  private row(state: SnapshotState, path: string, withLengths: number[] | undefined): SnapshotRow | null {
+  private row(state: SnapshotState, path: string, withLengths: number[] | undefined, exports?: Map<string, PackedMetadata>): SnapshotRow | null {
     const record = state.records.get(path);
     if (!record) return null;
     const row: SnapshotRow = { path, mtime: record.mtime, size: record.size };
@@ -288,6 +333,7 @@ export class IndexSnapshots {
       if (packed) {
         row.links = packed.links;
         row.metadata = packed.packed;
+        exports?.set(path, packed);
       }
     }
     return row;
@@ -340,9 +386,10 @@ export class IndexSnapshots {
     });
     const rows: SnapshotRow[] = [];
     const byPath = new Map<string, SnapshotRow>();
+    const exports = new Map<string, PackedMetadata>();
     for (const document of documents) {
       // An indexed file always has a record; the row keeps the numbering even if it went missing.
-      const row = this.row(state, document.path, document.lengths) ?? { path: document.path, mtime: -1, size: 0, lengths: document.lengths };
+      const row = this.row(state, document.path, document.lengths, exports) ?? { path: document.path, mtime: -1, size: 0, lengths: document.lengths };
       if (document.filter) row.filter = document.filter;
       rows.push(row);
       byPath.set(row.path, row);
@@ -350,7 +397,7 @@ export class IndexSnapshots {
     }
     for (const path of [...state.records.keys()]) {
       if (byPath.has(path)) continue;
-      const row = this.row(state, path, undefined);
+      const row = this.row(state, path, undefined, exports);
       if (row) {
         rows.push(row);
         byPath.set(path, row);
@@ -382,14 +429,54 @@ export class IndexSnapshots {
       { createdAt: this.options.now(), rows, terms, ranges: Uint32Array.from(ranges), postings },
       () => slice.pause(),
     );
-    await this.options.store.save(BASE_KEY, parts);
-    const bytes = parts.reduce((sum, part) => sum + part.length, 0);
-    this.base = { id: snapshotChecksum(parts[0]!) ?? 0, rows: rows.length };
+    const id = snapshotChecksum(parts[0]!) ?? 0;
+    const entries: MetadataEntry[] = [];
+    rows.forEach((row, position) => {
+      if (row.metadata && row.links) entries.push({ position, bytes: row.metadata });
+    });
+    const store = this.options.store;
+    // The metadata first: a base whose metadata file is missing still loads (its notes are parsed when asked for).
+    const metadataParts = entries.length > 0 ? encodeMetadataFile(id, entries) : null;
+    if (metadataParts) await store.save(metadataKey(id), metadataParts);
+    await store.save(BASE_KEY, parts);
+    const oldBase = this.base;
+    const bytes = parts.reduce((sum, part) => sum + part.length, 0) + (metadataParts?.reduce((sum, part) => sum + part.length, 0) ?? 0);
+    this.base = { id, rows: rows.length };
+    if (metadataParts) await this.moveMetadata(state, id, rows, exports);
+    if (oldBase && oldBase.id !== id) await store.remove(metadataKey(oldBase.id));
     // A journal now names the old base: the next load would ignore it; removed to save room.
     await this.options.store.remove(JOURNAL_KEY);
     if (this.changed.size > 0 || this.removed.size > 0) this.stale = true;
     return { files: 1, bytes };
   }
+
+  /**
+   * Points the notes just written to the new base's metadata file at it, so that their packed bytes are
+   * read from there instead of held: each only if it has not changed since it was exported.
+   */
+  private async moveMetadata(state: SnapshotState, id: number, rows: readonly SnapshotRow[], exports: ReadonlyMap<string, PackedMetadata>): Promise<void> {
+    const store = this.options.store;
+    if (!store.pin || !state.metadata.importStored) return;
+    const file = store.pin(metadataKey(id));
+    const table = file ? readMetadataTable(file, id, rows.length) : null;
+    if (!file || !table) {
+      file?.release();
+      return;
+    }
+    let moved = 0;
+    for (const [position, stored] of table) {
+      const row = rows[position]!;
+      const exported = exports.get(row.path);
+      if (exported) state.metadata.importStored(row.path, exported.links, stored, exported);
+      if (++moved % 1024 === 0) await this.options.slice.pause();
+    }
+    this.releaseMetadata();
+    this.metadataFile = file;
+  }
+}
+
+function isNotePath(path: string): boolean {
+  return path.toLowerCase().endsWith(".md");
 }
 
 /** The term's lists as stored bytes (views), when the index's short ids are the base's numbering. */

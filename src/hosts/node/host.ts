@@ -1,6 +1,7 @@
 // Wires one vault folder to the engine on Node: fs vault, parsed metadata, a snapshot store in the
 // data folder, the watcher, and a quiet-period persist so that bursts of edits write one snapshot.
 import { createHash } from "node:crypto";
+import { readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
@@ -71,7 +72,7 @@ export class NodeVaultHost {
       trashRetentionDays: options.trashRetentionDays,
       name: options.name,
       vault: this.vault,
-      metadata: new NodeMetadata(),
+      metadata: new NodeMetadata({ readNote: (path) => readNoteText(this.vault.root, path) }),
       store: new FileIndexStore(vaultDataDir(options.dataDir, options.name, options.root)),
       hasher: nodeHasher,
       clock: systemClock,
@@ -175,6 +176,22 @@ export class NodeVaultHost {
     }
     await this.persisting;
     await this.persistNow();
+    this.engine.close();
     await this.history?.close?.();
+  }
+}
+
+/**
+ * A note's text read synchronously, for the metadata port's fallback (a snapshot's metadata that cannot
+ * be read); null when it cannot be read or leads outside the vault.
+ */
+function readNoteText(root: string, relative: string): string | null {
+  try {
+    const realRoot = realpathSync(root);
+    const target = realpathSync(path.join(root, ...relative.split("/")));
+    if (target !== realRoot && !target.startsWith(realRoot + path.sep)) return null;
+    return readFileSync(target, "utf8");
+  } catch {
+    return null;
   }
 }

@@ -1,8 +1,8 @@
 // Index snapshots live in a data folder outside the vault, written atomically so that a crash leaves
 // either the old snapshot or the new one, never half of one.
-import { promises as fs } from "node:fs";
+import { closeSync, openSync, promises as fs, readSync } from "node:fs";
 import path from "node:path";
-import type { IndexStore } from "../../core/ports";
+import type { IndexStore, PinnedFile } from "../../core/ports";
 
 const SUFFIX = ".snapshot";
 /** Parts handed to one writev: within the usual IOV_MAX of 1024. */
@@ -54,6 +54,39 @@ export class FileIndexStore implements IndexStore {
     } finally {
       await handle.close();
     }
+  }
+
+  /** The open descriptor reads the file as it was pinned, also after a save renames a new one over it. */
+  pin(key: string): PinnedFile | null {
+    let descriptor: number | null;
+    try {
+      descriptor = openSync(this.file(key), "r");
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return null;
+      throw error;
+    }
+    return {
+      read: (start, length) => {
+        if (descriptor === null || start < 0 || length < 0) return null;
+        const bytes = new Uint8Array(length);
+        let filled = 0;
+        try {
+          while (filled < length) {
+            const read = readSync(descriptor, bytes, filled, length - filled, start + filled);
+            if (read === 0) return null;
+            filled += read;
+          }
+        } catch {
+          return null;
+        }
+        return bytes;
+      },
+      release: () => {
+        if (descriptor === null) return;
+        closeSync(descriptor);
+        descriptor = null;
+      },
+    };
   }
 
   async save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {

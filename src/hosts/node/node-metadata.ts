@@ -6,21 +6,32 @@ import type { CachedMetadata } from "../../core/notes/metadata";
 import { decodeMetadata, encodeMetadata } from "../../core/notes/metadata-codec";
 import { basename, extname } from "../../core/notes/paths";
 import { parseNote, stripBom } from "../../core/notes/structure";
-import type { LinkMap, MetadataPort, PackedMetadata } from "../../core/ports";
+import type { LinkMap, MetadataPort, PackedMetadata, StoredMetadata } from "../../core/ports";
+import { readStoredMetadata } from "../../core/vault/metadata-file";
 import { LinkResolver } from "../../core/notes/link-resolver";
 import { linkpathsOf } from "../../core/vault/note-document";
 
 /*
  * Each note keeps its linkpaths in the clear, so link maps are ready without decoding anything, and its
- * cache packed by core/notes/metadata-codec (a sixth of the cache's JSON, a ninth of its parsed size), in
- * memory and in the snapshot, decoded when asked for and kept decoded only for the last few hundred
- * notes read. A warm start then pays for reading the packed notes and resolving links, and each note's
- * decode (some 10 µs) only when it is used.
+ * cache packed by core/notes/metadata-codec (a sixth of the cache's JSON, a ninth of its parsed size):
+ * in memory when parsed here, in the snapshot's metadata file (held open) when it came from a snapshot,
+ * decoded when asked for and kept decoded only for the last few hundred notes read. A warm start then
+ * pays for resolving links, and each note's read and decode (some 15 µs) only when it is used.
  */
 interface ParsedNote {
-  packed: Uint8Array;
+  /** Null while the packed cache lies in the snapshot (`stored`), or nowhere. */
+  packed: Uint8Array | null;
+  stored: StoredMetadata | null;
   /** Targets of links, embeds and frontmatter links, subpaths stripped, in order. */
   linkpaths: readonly string[];
+}
+
+export interface NodeMetadataOptions {
+  /**
+   * The note's text, for a note whose packed cache cannot be read from the snapshot (a metadata file
+   * missing, cut short or damaged): it is parsed again. Null when the note cannot be read.
+   */
+  readNote?: (path: string) => string | null;
 }
 
 /**
@@ -48,8 +59,8 @@ function isNotePath(path: string): boolean {
   return extname(path) === "md";
 }
 
-function noteEntry(packed: Uint8Array, linkpaths: readonly string[]): ParsedNote {
-  return { packed, linkpaths };
+function noteEntry(packed: Uint8Array | null, stored: StoredMetadata | null, linkpaths: readonly string[]): ParsedNote {
+  return { packed, stored, linkpaths };
 }
 
 /** The lowercased file name a linkpath looks up (plus `.md`). */
@@ -62,6 +73,7 @@ function countInto(counts: Record<string, number>, key: string): void {
 }
 
 export class NodeMetadata implements MetadataPort {
+  private readonly options: NodeMetadataOptions;
   private readonly resolver = new LinkResolver();
   private readonly notes = new Map<string, ParsedNote>();
   private readonly sourceLinks = new Map<string, SourceLinks>();
@@ -76,6 +88,10 @@ export class NodeMetadata implements MetadataPort {
   private readonly linkpathCopies = new Map<string, string>();
   /** Least recently read first. */
   private readonly decoded = new Map<string, CachedMetadata | null>();
+
+  constructor(options: NodeMetadataOptions = {}) {
+    this.options = options;
+  }
 
   private shared(linkpaths: readonly string[]): string[] {
     return linkpaths.map((linkpath) => {
@@ -92,10 +108,22 @@ export class NodeMetadata implements MetadataPort {
     const note = this.notes.get(path);
     if (!note) return null;
     let cache = this.decoded.get(path);
-    if (cache === undefined) cache = decodeMetadata(note.packed);
-    else this.decoded.delete(path);
+    if (cache === undefined) {
+      const packed = this.packedOf(note);
+      cache = packed ? decodeMetadata(packed) : this.parse(path);
+    } else this.decoded.delete(path);
     this.remember(path, cache);
     return cache;
+  }
+
+  /** The note's packed cache, read from the snapshot when it lies there; null when it cannot be. */
+  private packedOf(note: ParsedNote): Uint8Array | null {
+    return note.packed ?? (note.stored ? readStoredMetadata(note.stored) : null);
+  }
+
+  private parse(path: string): CachedMetadata | null {
+    const text = this.options.readNote?.(path) ?? null;
+    return text === null ? null : parseNote(stripBom(text));
   }
 
   private remember(path: string, cache: CachedMetadata | null): void {
@@ -122,7 +150,7 @@ export class NodeMetadata implements MetadataPort {
   update(path: string, text: string): void {
     if (isNotePath(path)) {
       const cache = parseNote(stripBom(text));
-      this.notes.set(path, noteEntry(encodeMetadata(cache), this.shared(linkpathsOf(cache))));
+      this.notes.set(path, noteEntry(encodeMetadata(cache), null, this.shared(linkpathsOf(cache))));
       this.decoded.delete(path);
       this.remember(path, cache);
     }
@@ -158,7 +186,13 @@ export class NodeMetadata implements MetadataPort {
   exportNote(path: string): PackedMetadata | null {
     const note = this.notes.get(path);
     if (!note || !this.resolver.hasFile(path)) return null;
-    return { links: note.linkpaths, packed: note.packed };
+    let packed = this.packedOf(note);
+    if (!packed) {
+      const cache = this.parse(path);
+      if (!cache) return null;
+      packed = encodeMetadata(cache);
+    }
+    return { links: note.linkpaths, packed, source: note };
   }
 
   /**
@@ -168,7 +202,22 @@ export class NodeMetadata implements MetadataPort {
    */
   importNote(path: string, note: PackedMetadata): void {
     if (!isNotePath(path)) return;
-    this.notes.set(path, noteEntry(note.packed, this.shared(note.links)));
+    this.notes.set(path, noteEntry(note.packed, null, this.shared(note.links)));
+    this.decoded.delete(path);
+    this.sourceLinks.delete(path);
+    this.maps = null;
+  }
+
+  importStored(path: string, links: readonly string[], stored: StoredMetadata | null, replacing?: PackedMetadata): void {
+    if (!isNotePath(path)) return;
+    if (replacing) {
+      const current = this.notes.get(path);
+      // Changed since it was exported: its newer cache stays. The linkpaths are the same.
+      if (!current || current !== replacing.source) return;
+      this.notes.set(path, noteEntry(null, stored, current.linkpaths));
+      return;
+    }
+    this.notes.set(path, noteEntry(null, stored, this.shared(links)));
     this.decoded.delete(path);
     this.sourceLinks.delete(path);
     this.maps = null;

@@ -79,7 +79,12 @@ test("a base read in two parts, split where baseTail says, decodes the same, its
   await assert.rejects(decodeBase([bytes.slice(0, tail + 1), bytes.slice(tail + 1)], pause), reason("format"), "a split inside a section");
 });
 
-test("a base round-trips rows, filters, metadata, terms, ranges and postings, checked a step at a time", async () => {
+/** The rows as a base holds them: packed metadata goes to the metadata file beside it (metadata-file.ts). */
+function baseRows(): SnapshotRow[] {
+  return rows().map(({ metadata: _metadata, ...row }) => row);
+}
+
+test("a base round-trips rows (without packed metadata), filters, terms, ranges and postings, checked a step at a time", async () => {
   pauses.length = 0;
   const bytes = joined(await encodeBase(base(), pause));
   assert.ok(pauses.length > 0, "encoding pauses");
@@ -87,7 +92,7 @@ test("a base round-trips rows, filters, metadata, terms, ranges and postings, ch
   assert.equal(decoded.id, snapshotChecksum(bytes));
   assert.equal(decoded.id, crc32(bytes.subarray(20)));
   assert.equal(decoded.docs, 2);
-  assert.deepEqual(decoded.rows, rows());
+  assert.deepEqual(decoded.rows, baseRows());
   assert.deepEqual(decoded.terms, base().terms);
   assert.deepEqual(decoded.ranges, base().ranges);
   assert.deepEqual([...decoded.postings], [5, 6, 9, 5, 5, 9]);

@@ -2,9 +2,10 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, rmSync, utimesSync, writeFileSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
-import type { IndexStore, LogRecord } from "../../../src/core/ports";
+import type { IndexStore, LogRecord, PinnedFile } from "../../../src/core/ports";
 import { Engine } from "../../../src/core/vault/engine";
 import { BASE_KEY, JOURNAL_KEY } from "../../../src/core/vault/index-files";
+import { METADATA_KEY } from "../../../src/core/vault/metadata-file";
 import { decodeSnapshot, encodeSnapshot } from "../../../src/core/search/snapshot";
 import { FsVault } from "../../../src/hosts/node/fs-vault";
 import { FsWriter } from "../../../src/hosts/node/fs-writer";
@@ -16,21 +17,24 @@ import { EDGE_VAULT, tempVault, type TempVault } from "../../support/vaults";
 const vaults: TempVault[] = [];
 after(() => vaults.forEach((vault) => vault.cleanup()));
 
-/** A file store that remembers which keys were saved. */
+/** A file store that remembers which keys were saved (a metadata file as "metadata"). */
 class RecordingStore implements IndexStore {
   readonly inner: FileIndexStore;
   saved: string[] = [];
+  pin?: (key: string) => PinnedFile | null;
 
-  constructor(dir: string) {
+  /** Without `pinning`, the store reads whole files only, as the plugin's does. */
+  constructor(dir: string, pinning = false) {
     this.inner = new FileIndexStore(dir);
+    if (pinning) this.pin = (key) => this.inner.pin(key);
   }
 
   load(key: string): Promise<Uint8Array | null> {
     return this.inner.load(key);
   }
 
-  async save(key: string, data: Uint8Array): Promise<void> {
-    this.saved.push(key);
+  async save(key: string, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    this.saved.push(METADATA_KEY.test(key) ? "metadata" : key);
     await this.inner.save(key, data);
   }
 
@@ -47,13 +51,14 @@ class RecordingStore implements IndexStore {
   }
 }
 
-function engineOn(vault: TempVault, logs: LogRecord[] = []): { engine: Engine; store: RecordingStore } {
+function engineOn(vault: TempVault, logs: LogRecord[] = [], pinning = false): { engine: Engine; store: RecordingStore } {
   const fsVault = new FsVault(vault.dir);
-  const store = new RecordingStore(vault.dataDir);
+  const store = new RecordingStore(vault.dataDir, pinning);
+  const readNote = (relative: string): string | null => (existsSync(path.join(vault.dir, relative)) ? readFileSync(path.join(vault.dir, relative), "utf8") : null);
   const engine = new Engine({
     name: "test",
     vault: fsVault,
-    metadata: new NodeMetadata(),
+    metadata: new NodeMetadata({ readNote }),
     store,
     hasher: nodeHasher,
     clock: systemClock,
@@ -90,7 +95,7 @@ test("a restart loads the base and answers exactly as the build that wrote it", 
   const built = engineOn(vault);
   const first = await built.engine.start();
   assert.equal(first.snapshot, "missing");
-  assert.deepEqual(built.store.saved, [BASE_KEY]);
+  assert.deepEqual(built.store.saved, ["metadata", BASE_KEY], "the notes' metadata first, then the base");
   const restarted = engineOn(vault);
   const report = await restarted.engine.start();
   assert.equal(report.snapshot, "loaded");
@@ -105,6 +110,78 @@ test("a restart loads the base and answers exactly as the build that wrote it", 
     assert.deepEqual(restarted.engine.cache(file.path), built.engine.cache(file.path), file.path);
   }
   assert.deepEqual(restarted.engine.metadata().resolvedLinks(), built.engine.metadata().resolvedLinks());
+});
+
+/** Every file's metadata and the link maps of two engines over the same vault. */
+function assertSameMetadata(actual: Engine, expected: Engine): void {
+  for (const file of expected.files()) assert.deepEqual(actual.cache(file.path), expected.cache(file.path), file.path);
+  assert.deepEqual(actual.metadata().resolvedLinks(), expected.metadata().resolvedLinks());
+  assert.deepEqual(actual.metadata().unresolvedLinks(), expected.metadata().unresolvedLinks());
+}
+
+test("a store that reads synchronously keeps the notes' metadata in the metadata file, read when asked for", async () => {
+  const vault = freshVault();
+  const built = engineOn(vault, [], true);
+  await built.engine.start();
+  const key = (await built.store.keys()).find((name) => METADATA_KEY.test(name))!;
+  assert.ok(key);
+  const restarted = engineOn(vault, [], true);
+  const report = await restarted.engine.start();
+  assert.equal(report.snapshot, "loaded");
+  assert.equal(report.reingested, 0);
+  assertSameMetadata(restarted.engine, built.engine);
+  // A note changed after the start: its new metadata is the parsed one, the others still read from the file.
+  edit(vault, "wiki/secrets.md", "# Secrets\n\n## Zebras\n\nSee [[Token bucket]].\n");
+  await restarted.engine.applyChanges(["wiki/secrets.md"]);
+  assert.deepEqual(restarted.engine.cache("wiki/secrets.md")?.headings?.map((heading) => heading.heading), ["Secrets", "Zebras"]);
+  restarted.engine.close();
+  built.engine.close();
+});
+
+test("a note whose stored metadata is damaged, or a metadata file that is gone, is parsed from the note again", async () => {
+  const vault = freshVault();
+  const built = engineOn(vault, [], true);
+  await built.engine.start();
+  built.engine.close();
+  const key = (await built.store.keys()).find((name) => METADATA_KEY.test(name))!;
+  const file = built.store.file(key);
+  const bytes = readFileSync(file);
+  // Flip bytes throughout the notes' part (past the header and table): every note read there fails its check.
+  for (let at = bytes.length - 1; at > bytes.length / 2; at -= 7) bytes[at]! ^= 0x55;
+  writeFileSync(file, bytes);
+  const damaged = engineOn(vault, [], true);
+  assert.equal((await damaged.engine.start()).reingested, 0);
+  assertSameMetadata(damaged.engine, built.engine);
+  damaged.engine.close();
+  rmSync(file);
+  const logs: LogRecord[] = [];
+  const missing = engineOn(vault, logs, true);
+  const report = await missing.engine.start();
+  assert.equal(report.snapshot, "loaded");
+  assert.equal(report.reingested, 0);
+  assertSameMetadata(missing.engine, built.engine);
+  missing.engine.close();
+});
+
+test("after a new base the notes' metadata reads from its metadata file; a note changed during the write keeps its newer one", async () => {
+  const vault = freshVault();
+  const { engine, store } = engineOn(vault, [], true);
+  await engine.start();
+  const before = (await store.keys()).filter((name) => METADATA_KEY.test(name));
+  await engine.discardSnapshot();
+  const writing = engine.persist();
+  edit(vault, "wiki/secrets.md", "# Secrets\n\n## Written meanwhile\n", 20);
+  await engine.applyChanges(["wiki/secrets.md"]);
+  await writing;
+  const after = (await store.keys()).filter((name) => METADATA_KEY.test(name));
+  assert.equal(after.length, 1);
+  assert.notDeepEqual(after, before);
+  assert.deepEqual(engine.cache("wiki/secrets.md")?.headings?.map((heading) => heading.heading), ["Secrets", "Written meanwhile"]);
+  const fresh = engineOn(vault, [], true);
+  await fresh.engine.start();
+  assertSameMetadata(engine, fresh.engine);
+  engine.close();
+  fresh.engine.close();
 });
 
 test("persisting after one changed note writes a small journal only; a restart replays it", async () => {
@@ -192,8 +269,9 @@ test("once the journal would name too many files, the next persist writes a new 
   store.saved = [];
   await engine.applyChanges(names);
   await engine.persist();
-  assert.deepEqual(store.saved, [BASE_KEY]);
+  assert.deepEqual(store.saved, ["metadata", BASE_KEY]);
   assert.equal(existsSync(store.file(JOURNAL_KEY)), false);
+  assert.equal((await store.keys()).filter((key) => METADATA_KEY.test(key)).length, 1, "the old base's metadata file is removed");
   const restarted = engineOn(vault);
   const report = await restarted.engine.start();
   assert.equal(report.reingested, 0);
@@ -230,7 +308,7 @@ test("discardSnapshot removes the base and the journal, so the next start rebuil
   edit(vault, "wiki/secrets.md", "# Secrets\n\nNow about zebras.\n");
   await engine.applyChanges(["wiki/secrets.md"]);
   await engine.persist();
-  assert.deepEqual((await store.keys()).sort(), [BASE_KEY, JOURNAL_KEY]);
+  assert.deepEqual((await store.keys()).sort().map((key) => (METADATA_KEY.test(key) ? "metadata" : key)), [BASE_KEY, JOURNAL_KEY, "metadata"]);
   await engine.discardSnapshot();
   assert.deepEqual(await store.keys(), []);
   const restarted = engineOn(vault);
@@ -247,7 +325,7 @@ test("snapshot files of the earlier sharded layout are removed at start", async 
   const { engine } = engineOn(vault);
   const report = await engine.start();
   assert.equal(report.snapshot, "missing");
-  assert.deepEqual(await store.keys(), [BASE_KEY]);
+  assert.deepEqual((await store.keys()).map((key) => (METADATA_KEY.test(key) ? "metadata" : key)).sort(), [BASE_KEY, "metadata"]);
 });
 
 test("postings unreadable despite the base's checksum empty the whole load, and the start rebuilds every file", async () => {

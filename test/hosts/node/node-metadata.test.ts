@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { CachedMetadata } from "../../../src/core/notes/metadata";
 import { encodeMetadata } from "../../../src/core/notes/metadata-codec";
 import type { PackedMetadata } from "../../../src/core/ports";
+import { encodeMetadataFile, pinnedBytes, readMetadataTable } from "../../../src/core/vault/metadata-file";
 import { NodeMetadata } from "../../../src/hosts/node/node-metadata";
 import { EDGE_VAULT, vaultFiles } from "../../support/vaults";
 
@@ -252,3 +253,43 @@ test("importNote replaces a known note, ignores paths that are not notes, and re
   assert.equal(metadata.getCache(ALPHA), null);
   assert.deepEqual(metadata.resolvedLinks()[ALPHA], { [ALPHA]: 1 }, "its links still count");
 });
+
+test("a note stored in a metadata file is read from it; moved there only if unchanged since its export", () => {
+  const text = "# Title\n\nSee [[Other]].\n";
+  const metadata = new NodeMetadata();
+  metadata.setFiles(["a.md", "b.md", "Other.md"]);
+  metadata.update("a.md", text);
+  metadata.update("b.md", "# B\n");
+  const exportedA = metadata.exportNote("a.md")!;
+  const exportedB = metadata.exportNote("b.md")!;
+  const file = pinnedBytes(joinedParts(encodeMetadataFile(3, [{ position: 0, bytes: exportedA.packed }, { position: 1, bytes: exportedB.packed }])));
+  const table = readMetadataTable(file, 3, 2)!;
+  metadata.update("b.md", "# B changed\n");
+  metadata.importStored("a.md", exportedA.links, table.get(0)!, exportedA);
+  metadata.importStored("b.md", exportedB.links, table.get(1)!, exportedB);
+  assert.deepEqual(metadata.getCache("a.md")?.headings?.map((heading) => heading.heading), ["Title"]);
+  assert.deepEqual(metadata.getCache("b.md")?.headings?.map((heading) => heading.heading), ["B changed"], "b changed after its export: not moved");
+  assert.deepEqual(metadata.resolvedLinks()["a.md"], { "Other.md": 1 });
+  // Once the file is let go, a stored note with nothing else to read from reads as unparsed.
+  const bare = new NodeMetadata();
+  bare.setFiles(["a.md"]);
+  bare.importStored("a.md", exportedA.links, table.get(0)!);
+  assert.deepEqual(bare.exportNote("a.md")?.packed, exportedA.packed, "the export reads the stored bytes");
+  file.release();
+  assert.equal(bare.getCache("a.md"), null);
+  const reparsing = new NodeMetadata({ readNote: (path) => (path === "a.md" ? text : null) });
+  reparsing.setFiles(["a.md"]);
+  reparsing.importStored("a.md", exportedA.links, null);
+  assert.deepEqual(reparsing.getCache("a.md")?.headings?.map((heading) => heading.heading), ["Title"], "parsed from the note");
+  assert.deepEqual(reparsing.resolvedLinks()["a.md"], {}, "Other.md is not a file of this set");
+});
+
+function joinedParts(parts: readonly Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
+}
