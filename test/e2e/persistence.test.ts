@@ -32,7 +32,7 @@ function snapshotFiles(): string[] {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
       if (statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith(".snapshot")) found.push(full);
+      else if (name.endsWith(".snapshot")) found.push(full.replace(/index-metadata-[0-9a-f]{8}\.snapshot$/, "index-metadata-<id>.snapshot"));
     }
   };
   walk(vault.dataDir);
@@ -54,7 +54,7 @@ test("first start ingests everything and persists on SIGTERM", async () => {
   assert.equal(first.reingested, 21);
   assert.equal(await cli.stop(), 0);
   const files = snapshotFiles().map((file) => path.basename(file));
-  assert.deepEqual(files, ["index-base.snapshot"], "one base, no journal, nothing else in the data folder");
+  assert.deepEqual(files, ["index-base.snapshot", "index-metadata-<id>.snapshot"], "one base and its notes' metadata, no journal, nothing else in the data folder");
   assert.ok(!readdirSync(vault.dir).some((name) => name.endsWith(".snapshot")), "none in the vault");
 });
 
@@ -95,7 +95,7 @@ function snapshotFile(name: string): string {
 }
 
 test("a truncated journal is ignored: the files it held are re-ingested, the base stays", async () => {
-  assert.deepEqual(snapshotFiles().map((file) => path.basename(file)).sort(), ["index-base.snapshot", "index-journal.snapshot"]);
+  assert.deepEqual(snapshotFiles().map((file) => path.basename(file)).sort(), ["index-base.snapshot", "index-journal.snapshot", "index-metadata-<id>.snapshot"]);
   const journal = snapshotFile("index-journal.snapshot");
   truncateSync(journal, Math.floor(statSync(journal).size / 2));
   const cli = await serve();
@@ -127,7 +127,7 @@ test("a truncated base discards the snapshot, which is rebuilt while the server 
   assert.equal(report.reingested, 21);
   assert.deepEqual(await search(cli.url, "quokkas"), ["wiki/new-note.md"]);
   assert.equal(await cli.stop(), 0);
-  assert.deepEqual(snapshotFiles().map((file) => path.basename(file)), ["index-base.snapshot"], "the stale journal is gone");
+  assert.deepEqual(snapshotFiles().map((file) => path.basename(file)), ["index-base.snapshot", "index-metadata-<id>.snapshot"], "the stale journal is gone");
   const healed = await serve();
   assert.equal((await reconciled(healed)).reingested, 0);
   await healed.stop();

@@ -116,22 +116,90 @@ export function decodeSnapshot(bytes: Uint8Array): Uint8Array[] {
   return splitSections(bytes);
 }
 
-/** As `decodeSnapshot`, verifying the checksum a step at a time with `pause` in between. */
-export async function decodeSnapshotSliced(bytes: Uint8Array, pause: () => Promise<void>): Promise<Uint8Array[]> {
-  return decodeSnapshotParts([bytes], pause);
-}
+/** Reads bytes [start, end) of a file: fewer where it ends first, null when it does not exist. */
+export type ReadRange = (start: number, end: number) => Promise<Uint8Array | null>;
+
+/** Bytes read at a time from the part of a file that is parsed and let go. */
+const READ_STEP = 1 << 20;
 
 /**
- * As `decodeSnapshotSliced`, for a file read in consecutive parts (the first holding the header) that
- * each end where a section ends: a large file is read that way when only some of its sections are
- * kept in memory afterwards. The sections are views into the parts.
+ * A snapshot read section by section: the sections before `keptFrom` in reads of about a megabyte,
+ * each let go once parsed, instead of one buffer as large as them all that lingers until a garbage
+ * collection; the rest in one read, of which the caller keeps views. The checksum is computed as the
+ * bytes arrive and checked by `finish`, after the last section: nothing read may be trusted before.
  */
-export async function decodeSnapshotParts(parts: readonly Uint8Array[], pause: () => Promise<void>): Promise<Uint8Array[]> {
-  const first = parts[0] ?? new Uint8Array(0);
-  const recorded = checkHeader(first, parts.reduce((sum, part) => sum + part.length, 0));
-  const payload = parts.map((part, index) => (index === 0 ? part.subarray(SNAPSHOT_HEADER_BYTES) : part));
-  if ((await crc32OfParts(payload, pause)) !== recorded) throw checksumMismatch();
-  return parts.flatMap((part, index) => splitSections(part, index === 0 ? SNAPSHOT_HEADER_BYTES : 0));
+export class SnapshotSectionReader {
+  private readonly read: ReadRange;
+  private readonly keptFrom: number;
+  private readonly total: number;
+  private readonly recorded: number;
+  private crc = 0xffffffff;
+  /** Bytes of the file from `bufferStart` on, read and checksummed. */
+  private buffer: Uint8Array;
+  private bufferStart: number;
+  private position = SNAPSHOT_HEADER_BYTES;
+
+  /** `first`: the file's first bytes (at least its header). */
+  constructor(read: ReadRange, first: Uint8Array, keptFrom: number) {
+    this.read = read;
+    this.keptFrom = keptFrom;
+    this.recorded = checkHeader(first, Number.MAX_SAFE_INTEGER, true);
+    const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
+    this.total = SNAPSHOT_HEADER_BYTES + view.getUint32(LENGTH_OFFSET, true);
+    this.buffer = first.subarray(SNAPSHOT_HEADER_BYTES, Math.min(first.length, this.total));
+    this.bufferStart = SNAPSHOT_HEADER_BYTES;
+    this.crc = crc32Update(this.crc, this.buffer);
+  }
+
+  /** The recorded checksum: the file's id. */
+  get checksum(): number {
+    return this.recorded;
+  }
+
+  /** The next section, undefined after the last. */
+  async next(): Promise<Uint8Array | undefined> {
+    if (this.position >= this.total) return undefined;
+    await this.ensure(this.position + SECTION_LENGTH_BYTES);
+    const at = this.position - this.bufferStart;
+    const length = new DataView(this.buffer.buffer, this.buffer.byteOffset + at, SECTION_LENGTH_BYTES).getUint32(0, true);
+    const end = this.position + SECTION_LENGTH_BYTES + length;
+    if (end > this.total) throw new SnapshotError("format", "Snapshot section runs past the payload.");
+    await this.ensure(end);
+    const start = this.position + SECTION_LENGTH_BYTES - this.bufferStart;
+    this.position = end;
+    return this.buffer.subarray(start, start + length);
+  }
+
+  /** Checks that every section was read, the checksum and that nothing follows the payload. */
+  async finish(): Promise<void> {
+    if (this.position !== this.total) throw new SnapshotError("format", "Snapshot has sections its reader did not expect.");
+    if (((this.crc ^ 0xffffffff) >>> 0) !== this.recorded) throw checksumMismatch();
+    const after = await this.read(this.total, this.total + 1);
+    if (after && after.length > 0) throw new SnapshotError("format", "Snapshot has bytes after its payload.");
+  }
+
+  private async ensure(end: number): Promise<void> {
+    while (this.bufferStart + this.buffer.length < end) {
+      const from = this.bufferStart + this.buffer.length;
+      const to = from < this.keptFrom ? Math.min(this.keptFrom, Math.max(end, from + READ_STEP)) : this.total;
+      if (from >= this.total || end > this.total) throw new SnapshotError("format", "Snapshot section runs past the payload.");
+      const bytes = await this.read(from, to);
+      if (!bytes || bytes.length < to - from) {
+        throw new SnapshotError("truncated", `Snapshot payload has ${from - SNAPSHOT_HEADER_BYTES + (bytes?.length ?? 0)} of its ${this.total - SNAPSHOT_HEADER_BYTES} bytes.`);
+      }
+      this.crc = crc32Update(this.crc, bytes);
+      // What was read before and is not yet handed out is copied ahead of the new bytes; the rest goes.
+      const keep = this.buffer.subarray(this.position - this.bufferStart);
+      if (keep.length === 0) this.buffer = bytes;
+      else {
+        const joined = new Uint8Array(keep.length + bytes.length);
+        joined.set(keep, 0);
+        joined.set(bytes, keep.length);
+        this.buffer = joined;
+      }
+      this.bufferStart = this.position;
+    }
+  }
 }
 
 /**
@@ -148,8 +216,11 @@ export function sectionOffset(head: Uint8Array, section: number): number | null 
   return at;
 }
 
-/** Checks magic, version and length (`total`: the file's length, when it came in parts); returns the recorded checksum. */
-function checkHeader(bytes: Uint8Array, total = bytes.length): number {
+/**
+ * Checks magic, version and length (`total`: the file's length, when it came in parts; `streamed`:
+ * unknown yet, checked as it is read); returns the recorded checksum.
+ */
+function checkHeader(bytes: Uint8Array, total = bytes.length, streamed = false): number {
   if (bytes.length < SNAPSHOT_HEADER_BYTES) {
     if (startsWithMagicPrefix(bytes)) {
       throw new SnapshotError("truncated", `Snapshot is ${bytes.length} bytes, shorter than its header.`);
@@ -168,6 +239,7 @@ function checkHeader(bytes: Uint8Array, total = bytes.length): number {
     );
   }
   const length = header.getUint32(LENGTH_OFFSET, true);
+  if (streamed) return header.getUint32(CHECKSUM_OFFSET, true);
   const available = total - SNAPSHOT_HEADER_BYTES;
   if (available < length) {
     throw new SnapshotError("truncated", `Snapshot payload has ${available} of its ${length} bytes.`);

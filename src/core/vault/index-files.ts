@@ -13,15 +13,15 @@
 import type { FactsRecord } from "./stored-facts";
 import { FIELD_COUNT, NOTE_INDEX_VERSION, type DocVector } from "../search/note-index";
 import {
+  SNAPSHOT_HEADER_BYTES,
   SnapshotError,
+  SnapshotSectionReader,
   decodeJson,
   decodeSnapshot,
-  decodeSnapshotParts,
   encodeJson,
   encodeSnapshot,
   encodeSnapshotParts,
   sectionOffset,
-  snapshotChecksum,
 } from "../search/snapshot";
 
 /** Bump when what a base or journal holds changes: older snapshots are then rebuilt. */
@@ -152,12 +152,17 @@ function splitFirstSection(first: Uint8Array, afterHeader: number): Uint8Array {
 
 /**
  * Checks a base file (checksum, version, shape) and splits it; throws a SnapshotError when it is not
- * one. Given as two parts, split where `baseTail` says, the index's views keep only the second.
+ * one. Given whole, or as a reader of its sections (see SnapshotSectionReader, which lets the parsed
+ * part go as it goes): the index's views then hold only what the reader read in one piece at the end.
  */
-export async function decodeBase(file: Uint8Array | readonly [Uint8Array, Uint8Array], pause: () => Promise<void>): Promise<DecodedBase> {
-  const parts = file instanceof Uint8Array ? [file] : [...file];
-  const sections = await decodeSnapshotParts(parts, pause);
-  const header = decodeJson(sections[0], "base header");
+export async function decodeBase(file: Uint8Array | SnapshotSectionReader, pause: () => Promise<void>): Promise<DecodedBase> {
+  const reader = file instanceof Uint8Array ? wholeFileReader(file) : file;
+  const section = async (what: string): Promise<Uint8Array> => {
+    const next = await reader.next();
+    if (!next) throw new SnapshotError("format", `Index base ends before its ${what}.`);
+    return next;
+  };
+  const header = decodeJson(await section("header"), "base header");
   if (!isRecord(header) || header.kind !== "base") throw new SnapshotError("format", "Not an index base.");
   checkVersion(header);
   const { createdAt, rows: rowCount, rowParts, docs, terms: termCount, termParts } = header;
@@ -169,25 +174,23 @@ export async function decodeBase(file: Uint8Array | readonly [Uint8Array, Uint8A
     !isCount(termCount) ||
     !isCount(termParts) ||
     docs > rowCount ||
-    !isCount(header.before) ||
-    sections.length !== 1 + rowParts + termParts + 3
+    !isCount(header.before)
   ) {
     throw new SnapshotError("format", "Index base header does not match its sections.");
   }
   const rows: SnapshotRow[] = [];
   for (let part = 0; part < rowParts; part++) {
     await pause();
-    const value = decodeJson(sections[1 + part], "rows");
+    const value = decodeJson(await section("rows"), "rows");
     if (!Array.isArray(value)) throw new SnapshotError("format", "Index base rows are not a list.");
     for (const row of value) rows.push(unpackRow(row));
   }
   if (rows.length !== rowCount) throw new SnapshotError("format", "Index base rows do not match its header.");
   checkRows(rows, docs);
-  let at = 1 + rowParts;
   const terms: string[] = [];
   for (let part = 0; part < termParts; part++) {
     await pause();
-    const value = decodeJson(sections[at++], "terms");
+    const value = decodeJson(await section("terms"), "terms");
     if (!Array.isArray(value)) throw new SnapshotError("format", "Index base terms are not a list.");
     for (const term of value) {
       if (typeof term !== "string") throw new SnapshotError("format", "Index base has a term that is not a string.");
@@ -195,11 +198,20 @@ export async function decodeBase(file: Uint8Array | readonly [Uint8Array, Uint8A
     }
   }
   if (terms.length !== termCount) throw new SnapshotError("format", "Index base terms do not match its header.");
-  const rangeBytes = sections[at++]!;
+  const rangeBytes = await section("list ranges");
   if (rangeBytes.length !== termCount * FIELD_COUNT * 4) throw new SnapshotError("format", "Index base list ranges do not match its terms.");
   const ranges = readUint32s(rangeBytes);
-  await decodeFilters(sections[at++]!, rows.slice(0, docs), pause);
-  return { id: snapshotChecksum(parts[0]!) ?? 0, createdAt, rows, docs, terms, ranges, postings: sections[at]! };
+  const filters = await section("phrase filters");
+  const postings = await section("postings");
+  if ((await reader.next()) !== undefined) throw new SnapshotError("format", "Index base has more sections than its header names.");
+  await reader.finish();
+  await decodeFilters(filters, rows.slice(0, docs), pause);
+  return { id: reader.checksum, createdAt, rows, docs, terms, ranges, postings };
+}
+
+/** The whole file in memory, read as one piece (sections are views of it). */
+function wholeFileReader(bytes: Uint8Array): SnapshotSectionReader {
+  return new SnapshotSectionReader(async (start, end) => bytes.subarray(start, end), bytes.subarray(0, SNAPSHOT_HEADER_BYTES), 0);
 }
 
 export async function encodeJournal(content: JournalContent): Promise<Uint8Array> {

@@ -12,7 +12,7 @@
 import type { FactsTable } from "./stored-facts";
 import { FIELD_COUNT, type DocVector, type NoteIndex, type StoredTerm } from "../search/note-index";
 import { writeVarint, type PostingList } from "../search/posting-list";
-import { SnapshotError, snapshotChecksum } from "../search/snapshot";
+import { SnapshotError, SnapshotSectionReader, snapshotChecksum } from "../search/snapshot";
 import type { IndexStore, Logger, MetadataPort, PackedMetadata, PinnedFile, StoredMetadata } from "../ports";
 import { METADATA_KEY, encodeMetadataFile, metadataKey, pinnedBytes, readMetadataTable, type MetadataEntry } from "./metadata-file";
 import type { TimeSlice } from "../time-slice";
@@ -120,7 +120,7 @@ export class IndexSnapshots {
   async load(state: SnapshotState): Promise<SnapshotLoad> {
     const discarded: string[] = [];
     await this.removeObsolete();
-    let file: Uint8Array | readonly [Uint8Array, Uint8Array] | null;
+    let file: Uint8Array | SnapshotSectionReader | null;
     try {
       file = await this.readBase();
     } catch (error) {
@@ -153,21 +153,19 @@ export class IndexSnapshots {
   }
 
   /**
-   * The base file, in two reads where the store reads ranges: what the index keeps views of (see
-   * baseTail) in a buffer of its own, so the rest, once parsed, is freed instead of held with it.
+   * The base file, read section by section where the store reads ranges: the parsed part in pieces let
+   * go as they are parsed, what the index keeps views of (see baseTail) in one read of its own.
    */
-  private async readBase(): Promise<Uint8Array | readonly [Uint8Array, Uint8Array] | null> {
+  private async readBase(): Promise<Uint8Array | SnapshotSectionReader | null> {
     const store = this.options.store;
-    if (!store.loadRange) return store.load(BASE_KEY);
-    const first = await store.loadRange(BASE_KEY, 0, BASE_HEAD_BYTES);
+    const loadRange = store.loadRange?.bind(store);
+    if (!loadRange) return store.load(BASE_KEY);
+    const first = await loadRange(BASE_KEY, 0, BASE_HEAD_BYTES);
     if (!first) return null;
     const tail = baseTail(first);
     // Not a base of this layout: read whole, decoding says what is wrong with it.
     if (tail === null) return store.load(BASE_KEY);
-    const head = tail <= first.length ? first.slice(0, tail) : await store.loadRange(BASE_KEY, 0, tail);
-    const kept = await store.loadRange(BASE_KEY, tail, Number.MAX_SAFE_INTEGER);
-    if (!head || !kept) return null;
-    return [head, kept];
+    return new SnapshotSectionReader((start, end) => loadRange(BASE_KEY, start, end), first, tail);
   }
 
   /** Writes what changed: a journal against the base, or a new base. */
@@ -439,11 +437,11 @@ export class IndexSnapshots {
     const metadataParts = entries.length > 0 ? encodeMetadataFile(id, entries) : null;
     if (metadataParts) await store.save(metadataKey(id), metadataParts);
     await store.save(BASE_KEY, parts);
-    const oldBase = this.base;
     const bytes = parts.reduce((sum, part) => sum + part.length, 0) + (metadataParts?.reduce((sum, part) => sum + part.length, 0) ?? 0);
     this.base = { id, rows: rows.length };
     if (metadataParts) await this.moveMetadata(state, id, rows, exports);
-    if (oldBase && oldBase.id !== id) await store.remove(metadataKey(oldBase.id));
+    // Earlier bases' metadata files (also one a discarded base left behind).
+    for (const key of await store.keys()) if (METADATA_KEY.test(key) && (!metadataParts || key !== metadataKey(id))) await store.remove(key);
     // A journal now names the old base: the next load would ignore it; removed to save room.
     await this.options.store.remove(JOURNAL_KEY);
     if (this.changed.size > 0 || this.removed.size > 0) this.stale = true;

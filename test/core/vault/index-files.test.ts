@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { FIELD_COUNT } from "../../../src/core/search/note-index";
 import { buildPhraseFilter } from "../../../src/core/search/phrase-filter";
 import { packTasks } from "../../../src/core/vault/stored-facts";
-import { SnapshotError, crc32, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
+import { SnapshotError, SnapshotSectionReader, crc32, decodeJson, decodeSnapshot, encodeJson, encodeSnapshot, snapshotChecksum } from "../../../src/core/search/snapshot";
 
 /** The parts of a file joined, as the store writes them. */
 function joined(parts: readonly Uint8Array[]): Uint8Array {
@@ -65,18 +65,41 @@ function base(): BaseContent {
   };
 }
 
-test("a base read in two parts, split where baseTail says, decodes the same, its kept sections in the second", async () => {
+/** A reader of `bytes` in ranges, each a copy (as from a file), recording the ranges read. */
+function rangeReader(bytes: Uint8Array, reads: Array<[number, number]>): (start: number, end: number) => Promise<Uint8Array | null> {
+  return async (start, end) => {
+    reads.push([start, end]);
+    return bytes.slice(start, end);
+  };
+}
+
+test("a base read section by section, the kept part in one read where baseTail says, decodes the same", async () => {
   const bytes = joined(await encodeBase(base(), pause));
   const tail = baseTail(bytes.subarray(0, 100_000));
   assert.ok(tail !== null && tail > 20 && tail < bytes.length);
-  const head = bytes.slice(0, tail);
-  const kept = bytes.slice(tail);
-  const decoded = await decodeBase([head, kept], pause);
+  const reads: Array<[number, number]> = [];
+  const first = bytes.slice(0, 24);
+  const decoded = await decodeBase(new SnapshotSectionReader(rangeReader(bytes, reads), first, tail), pause);
   assert.deepEqual(decoded, await decodeBase(bytes, pause));
-  assert.equal(decoded.postings.buffer, kept.buffer, "postings are a view of the second part");
-  assert.equal(decoded.rows[0]!.filter!.buffer, kept.buffer, "and so are filters");
+  const keptRead = reads.find(([start]) => start === tail);
+  assert.deepEqual(keptRead, [tail, bytes.length], "the kept sections in one read");
+  assert.ok(reads.every(([start, end]) => end <= tail || start >= tail), "no read spans the parsed and the kept part");
+  assert.equal(decoded.postings.byteLength + decoded.postings.byteOffset <= decoded.postings.buffer.byteLength, true);
+  assert.equal(decoded.postings.buffer.byteLength, bytes.length - tail, "postings are a view of the kept read");
+  assert.equal(decoded.rows[0]!.filter!.buffer, decoded.postings.buffer, "and so are filters");
   assert.equal(baseTail(bytes.subarray(0, 30)), null, "too few bytes for the header");
-  await assert.rejects(decodeBase([bytes.slice(0, tail + 1), bytes.slice(tail + 1)], pause), reason("format"), "a split inside a section");
+});
+
+test("a base read in ranges is refused when cut short, followed by more bytes or damaged", async () => {
+  const bytes = joined(await encodeBase(base(), pause));
+  const tail = baseTail(bytes)!;
+  const readerOf = (file: Uint8Array): SnapshotSectionReader => new SnapshotSectionReader(rangeReader(file, []), file.slice(0, 24), tail);
+  await assert.rejects(decodeBase(readerOf(bytes.slice(0, bytes.length - 3)), pause), reason("truncated"));
+  await assert.rejects(decodeBase(readerOf(joined([bytes, Uint8Array.of(0)])), pause), reason("format"));
+  const damaged = bytes.slice();
+  damaged[tail + 6]! ^= 0x01;
+  await assert.rejects(decodeBase(readerOf(damaged), pause), reason("checksum"));
+  await assert.rejects(decodeBase(bytes.slice(0, 10), pause), reason("truncated"));
 });
 
 /** The rows as a base holds them: packed metadata goes to the metadata file beside it (metadata-file.ts). */
