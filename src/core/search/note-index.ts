@@ -353,12 +353,13 @@ export class NoteIndex {
     return id === undefined ? undefined : this.documents.filters[id];
   }
 
-  /** Indexed notes in short-id order, for a snapshot. */
-  storedDocuments(): StoredDocument[] {
+  /** Indexed notes in short-id order, for a snapshot; `pause` between stretches of them. */
+  async storedDocuments(pause: () => Promise<void>): Promise<StoredDocument[]> {
     const stored: StoredDocument[] = [];
     const { alive, fieldLengths, filters } = this.documents;
     const next = this.writer.nextShortId;
     for (let id = 0; id < next; id++) {
+      if (id % 1024 === 1023) await pause();
       if (alive[id] !== 1) continue;
       const document: StoredDocument = {
         path: this.writer.documentId(id)!,

@@ -374,7 +374,7 @@ export class IndexSnapshots {
   private async encodeAndSaveBase(state: SnapshotState): Promise<SnapshotWrite> {
     const slice = this.options.slice;
     const index = state.index;
-    const documents = index.storedDocuments();
+    const documents = await index.storedDocuments(() => slice.pause());
     const limit = index.idLimit;
     const remap = new Int32Array(limit).fill(-1);
     let dense = documents.length === limit;
@@ -434,7 +434,7 @@ export class IndexSnapshots {
     });
     const store = this.options.store;
     // The metadata first: a base whose metadata file is missing still loads (its notes are parsed when asked for).
-    const metadataParts = entries.length > 0 ? encodeMetadataFile(id, entries) : null;
+    const metadataParts = entries.length > 0 ? await encodeMetadataFile(id, entries, () => slice.pause()) : null;
     if (metadataParts) await store.save(metadataKey(id), metadataParts);
     await store.save(BASE_KEY, parts);
     const bytes = parts.reduce((sum, part) => sum + part.length, 0) + (metadataParts?.reduce((sum, part) => sum + part.length, 0) ?? 0);

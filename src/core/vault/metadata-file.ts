@@ -28,15 +28,20 @@ export interface MetadataEntry {
   bytes: Uint8Array;
 }
 
-/** The file as parts to write one after the other. */
-export function encodeMetadataFile(baseId: number, entries: readonly MetadataEntry[]): Uint8Array[] {
+/** Entries checksummed between two pauses. */
+const ENTRIES_PER_STEP = 512;
+
+/** The file as parts to write one after the other; `pause` between stretches of checksumming. */
+export async function encodeMetadataFile(baseId: number, entries: readonly MetadataEntry[], pause: () => Promise<void>): Promise<Uint8Array[]> {
   const table = new Uint8Array(ENTRY_BYTES * entries.length);
   const view = new DataView(table.buffer);
-  entries.forEach((entry, i) => {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     view.setUint32(ENTRY_BYTES * i, entry.position, true);
     view.setUint32(ENTRY_BYTES * i + 4, entry.bytes.length, true);
     view.setUint32(ENTRY_BYTES * i + 8, crc32(entry.bytes), true);
-  });
+    if (i % ENTRIES_PER_STEP === ENTRIES_PER_STEP - 1) await pause();
+  }
   const head = new Uint8Array(HEAD_BYTES);
   const headView = new DataView(head.buffer);
   head.set(MAGIC, 0);

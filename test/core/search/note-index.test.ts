@@ -137,7 +137,7 @@ test("without loadText a phrase counts as present when all its words are and the
   const page = await index.search(parseQuery('"token bucket"'), { limit: 10, offset: 0 });
   assert.deepEqual(page.hits.map((hit) => hit.path), ["Rate limiting/Token bucket.md"]);
   // Notes loaded without filters (a snapshot that lacks them) fall back to the words alone.
-  const stored = storedIndex(index);
+  const stored = await storedIndex(index);
   const unfiltered = new NoteIndex();
   await unfiltered.load({ ...stored, filters: stored.filters.map(() => undefined) }, noPause);
   const fallback = await unfiltered.search(parseQuery('"token bucket"'), { limit: 10, offset: 0 });
@@ -226,8 +226,8 @@ test("add, replace, remove, has, size and paths", async () => {
  * The index as a snapshot stores it: documents numbered in short-id order, each term's lists
  * renumbered to match and concatenated.
  */
-function storedIndex(index: NoteIndex): LoadedIndex {
-  const documents = index.storedDocuments();
+async function storedIndex(index: NoteIndex): Promise<LoadedIndex> {
+  const documents = await index.storedDocuments(async () => undefined);
   const numbers = new Map(documents.map((document, d) => [document.id, d]));
   const terms: string[] = [];
   const ranges: number[] = [];
@@ -267,7 +267,7 @@ test("an index stored and loaded as views of its bytes answers exactly as the in
   index.add(doc("Notes/Leaky bucket.md", "A leaky bucket loses water at a constant rate."));
   const options = { limit: 20, offset: 0, loadText: async (path: string) => texts.get(path) ?? null };
   const restored = new NoteIndex();
-  await restored.load(storedIndex(index), noPause);
+  await restored.load(await storedIndex(index), noPause);
   assert.equal(restored.size, index.size);
   assert.deepEqual(restored.paths(), index.paths());
   // Compared with an index built from the final notes: the loaded one holds no removed postings.
@@ -322,7 +322,7 @@ test("add returns the note's term vector, and insert from it indexes the same", 
 });
 
 test("load refuses malformed tables, terms and postings, leaving the index empty and usable", async () => {
-  const stored = storedIndex(buildIndex());
+  const stored = await storedIndex(buildIndex());
   const format = (error: unknown): boolean => error instanceof SnapshotError && error.reason === "format";
   const broken: Array<[string, LoadedIndex]> = [
     ["lengths of another count", { ...stored, lengths: stored.lengths.subarray(1) }],

@@ -254,7 +254,7 @@ test("importNote replaces a known note, ignores paths that are not notes, and re
   assert.deepEqual(metadata.resolvedLinks()[ALPHA], { [ALPHA]: 1 }, "its links still count");
 });
 
-test("a note stored in a metadata file is read from it; moved there only if unchanged since its export", () => {
+test("a note stored in a metadata file is read from it; moved there only if unchanged since its export", async () => {
   const text = "# Title\n\nSee [[Other]].\n";
   const metadata = new NodeMetadata();
   metadata.setFiles(["a.md", "b.md", "Other.md"]);
@@ -262,7 +262,7 @@ test("a note stored in a metadata file is read from it; moved there only if unch
   metadata.update("b.md", "# B\n");
   const exportedA = metadata.exportNote("a.md")!;
   const exportedB = metadata.exportNote("b.md")!;
-  const file = pinnedBytes(joinedParts(encodeMetadataFile(3, [{ position: 0, bytes: exportedA.packed }, { position: 1, bytes: exportedB.packed }])));
+  const file = pinnedBytes(joinedParts(await encodeMetadataFile(3, [{ position: 0, bytes: exportedA.packed }, { position: 1, bytes: exportedB.packed }], noPause)));
   const table = readMetadataTable(file, 3, 2)!;
   metadata.update("b.md", "# B changed\n");
   metadata.importStored("a.md", exportedA.links, table.get(0)!, exportedA);
@@ -283,6 +283,8 @@ test("a note stored in a metadata file is read from it; moved there only if unch
   assert.deepEqual(reparsing.getCache("a.md")?.headings?.map((heading) => heading.heading), ["Title"], "parsed from the note");
   assert.deepEqual(reparsing.resolvedLinks()["a.md"], {}, "Other.md is not a file of this set");
 });
+
+const noPause = async (): Promise<void> => undefined;
 
 function joinedParts(parts: readonly Uint8Array[]): Uint8Array {
   const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
