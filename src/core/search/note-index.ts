@@ -6,7 +6,7 @@
 // lengths, phrase filter) is kept in arrays by short id.
 import MiniSearch, { type Options } from "minisearch";
 import { MiniSearchWriter, createTermData, type FieldLengthStore, type TermData } from "./minisearch-access";
-import { PostingList } from "./posting-list";
+import { PostingArena, PostingList } from "./posting-list";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
 import { isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
 import { FIELD_BOOSTS, FIELD_COUNT, FIELDS, IndexBuilder, type IndexBatch, type IndexDoc } from "./index-builder";
@@ -221,6 +221,8 @@ export class NoteIndex {
   /** MiniSearch's term lookups, answered from `terms` (see term-dictionary.ts). */
   private dictionary!: TermDictionary;
   private builder!: IndexBuilder;
+  /** Where the short posting lists keep their bytes. */
+  private arena!: PostingArena;
 
   constructor() {
     this.clear();
@@ -238,6 +240,7 @@ export class NoteIndex {
     writer.useTermDictionary(this.dictionary);
     this.evaluator = new QueryEvaluator(this.engine, this.documents);
     this.builder = new IndexBuilder(this.terms);
+    this.arena = new PostingArena();
   }
 
   get size(): number {
@@ -437,7 +440,7 @@ export class NoteIndex {
         const checked = PostingList.check(postings, at, end, docs);
         if (!checked) throw new SnapshotError("format", "Index snapshot has a malformed posting list.");
         data ??= this.dictionary.fetchNumber(number, createTermData);
-        data.set(field, PostingList.view(postings, at, end, checked.count, checked.last));
+        data.set(field, PostingList.view(postings, at, end, checked.count, checked.last, this.arena));
         at = end;
       }
       if (t % 256 === 255) await pause();
@@ -449,7 +452,7 @@ export class NoteIndex {
     // MiniSearch's vacuum deletes a term's entry once it is empty; this makes a new one.
     const data = this.dictionary.fetchNumber(number, createTermData);
     let list = data.get(field);
-    if (list === undefined) data.set(field, (list = new PostingList()));
+    if (list === undefined) data.set(field, (list = new PostingList(this.arena)));
     return list;
   }
 

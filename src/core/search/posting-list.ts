@@ -12,6 +12,11 @@
 // The list offers the Map methods MiniSearch calls on postings (get, set, has, delete, size, keys,
 // entries, iteration) with the same results, so MiniSearch's own search and vacuum still work on it;
 // the engine's evaluator reads the bytes directly (see `encoded`).
+//
+// Most lists are short (a word in a handful of notes), and a buffer of their own costs some 250 bytes
+// of bookkeeping (typed array, array buffer, its backing store) for a few bytes of postings: at 20,000
+// notes that was 92,000 lists and more memory than all their postings. A list of an index therefore
+// keeps its bytes in a region of a PostingArena's shared slabs until it outgrows the largest region.
 
 /** A list's bytes as the evaluator and the snapshot read them; valid until the list next changes. */
 export interface EncodedPostings {
@@ -24,36 +29,93 @@ export interface EncodedPostings {
   last: number;
 }
 
+const EMPTY = new Uint8Array(0);
 const SMALLEST_BUFFER = 8;
+/** Regions are powers of two from SMALLEST_BUFFER up to this; a longer list owns its buffer. */
+const LARGEST_REGION = 512;
+const REGION_SIZES = Math.log2(LARGEST_REGION / SMALLEST_BUFFER) + 1;
+const SLAB_BYTES = 256 * 1024;
+
+/**
+ * Regions of shared slabs for the lists of one index. A region a list leaves (it grew, or was
+ * rewritten) goes to a free list of its size and is handed to the next list that needs that size, so
+ * the holes growth leaves behind are filled again; the arena lives as long as its index.
+ */
+export class PostingArena {
+  private slab: Uint8Array = EMPTY;
+  private used = 0;
+  private readonly freeSlabs: Uint8Array[][] = Array.from({ length: REGION_SIZES }, () => []);
+  private readonly freeStarts: number[][] = Array.from({ length: REGION_SIZES }, () => []);
+  /** Where the region `take` returned last starts in its slab (spares an object per call). */
+  takenAt = 0;
+
+  /** A region of `size` bytes, a power of two from 8 to 512: its slab; its start is `takenAt`. */
+  take(size: number): Uint8Array {
+    const slot = Math.log2(size / SMALLEST_BUFFER);
+    const slabs = this.freeSlabs[slot]!;
+    if (slabs.length > 0) {
+      this.takenAt = this.freeStarts[slot]!.pop()!;
+      return slabs.pop()!;
+    }
+    if (this.used + size > this.slab.length) {
+      this.slab = new Uint8Array(SLAB_BYTES);
+      this.used = 0;
+    }
+    this.takenAt = this.used;
+    this.used += size;
+    return this.slab;
+  }
+
+  /** Takes back a region `take` handed out. */
+  give(slab: Uint8Array, start: number, size: number): void {
+    const slot = Math.log2(size / SMALLEST_BUFFER);
+    this.freeSlabs[slot]!.push(slab);
+    this.freeStarts[slot]!.push(start);
+  }
+}
+
+/** Whose the bytes of a list are. */
+const enum Home {
+  /** Someone else's (a loaded snapshot, or the shared empty array): copied before the first change. */
+  Borrowed,
+  Own,
+  /** A region of the list's arena, `limit − start` bytes long. */
+  Arena,
+}
 
 export class PostingList {
   private bytes: Uint8Array;
   private start: number;
   private end: number;
-  /** The bytes belong to someone else (a loaded snapshot): copied before the first change. */
-  private shared: boolean;
+  /** End of the room the list may write in: `end` while its bytes are borrowed. */
+  private limit: number;
+  private home: Home;
   private count: number;
   private last: number;
+  private readonly arena: PostingArena | null;
 
-  constructor() {
+  /** Without an arena the list owns its buffer whatever its length. */
+  constructor(arena: PostingArena | null = null) {
     this.bytes = EMPTY;
     this.start = 0;
     this.end = 0;
-    this.shared = false;
+    this.limit = 0;
+    this.home = Home.Borrowed;
     this.count = 0;
     this.last = -1;
+    this.arena = arena;
   }
 
   /**
    * A list over `bytes[start, end)` holding `count` postings up to id `last`, as `encoded()` gave
    * them; the bytes are not copied, and not written to. The caller has checked them (see `check`).
    */
-  static view(bytes: Uint8Array, start: number, end: number, count: number, last: number): PostingList {
-    const list = new PostingList();
+  static view(bytes: Uint8Array, start: number, end: number, count: number, last: number, arena: PostingArena | null = null): PostingList {
+    const list = new PostingList(arena);
     list.bytes = bytes;
     list.start = start;
     list.end = end;
-    list.shared = true;
+    list.limit = end;
     list.count = count;
     list.last = last;
     return list;
@@ -134,8 +196,7 @@ export class PostingList {
       this.set(id, frequency);
       return;
     }
-    if (this.shared) this.own(10);
-    else if (this.end + 10 > this.bytes.length) this.grow(10);
+    if (this.end + 10 > this.limit) this.move(10);
     const code = frequency < 4 ? frequency : 0;
     let at = writeVarint(this.bytes, this.end, (id - this.last) * 4 + code);
     if (code === 0) at = writeVarint(this.bytes, at, frequency);
@@ -243,33 +304,49 @@ export class PostingList {
   }
 
   private rewrite(pairs: readonly number[]): void {
+    this.leave();
     this.bytes = EMPTY;
     this.start = 0;
     this.end = 0;
-    this.shared = false;
+    this.limit = 0;
+    this.home = Home.Borrowed;
     this.count = 0;
     this.last = -1;
     for (let at = 0; at < pairs.length; at += 2) this.append(pairs[at]!, pairs[at + 1]!);
   }
 
-  private own(extra: number): void {
-    const length = this.end - this.start;
-    const bytes = new Uint8Array(Math.max(SMALLEST_BUFFER, length + extra, length * 2));
-    bytes.set(this.bytes.subarray(this.start, this.end));
+  /** Moves the postings to room for at least `extra` more bytes, about twice what they take. */
+  private move(extra: number): void {
+    const { bytes: from, start, end } = this;
+    const length = end - start;
+    const wanted = Math.max(SMALLEST_BUFFER, length + extra, length * 2);
+    let bytes: Uint8Array;
+    let at = 0;
+    let size = wanted;
+    const inArena = this.arena !== null && wanted <= LARGEST_REGION;
+    if (inArena) {
+      size = 2 ** Math.ceil(Math.log2(wanted));
+      bytes = this.arena.take(size);
+      at = this.arena.takenAt;
+      for (let i = 0; i < length; i++) bytes[at + i] = from[start + i]!;
+    } else {
+      bytes = new Uint8Array(size);
+      bytes.set(from.subarray(start, end));
+    }
+    this.leave();
     this.bytes = bytes;
-    this.start = 0;
-    this.end = length;
-    this.shared = false;
+    this.start = at;
+    this.end = at + length;
+    this.limit = at + size;
+    this.home = inArena ? Home.Arena : Home.Own;
   }
 
-  private grow(extra: number): void {
-    const bytes = new Uint8Array(Math.max(SMALLEST_BUFFER, this.end + extra, this.bytes.length * 2));
-    bytes.set(this.bytes.subarray(0, this.end));
-    this.bytes = bytes;
+  /** Gives the list's arena region back; the bytes stay readable until the next list takes it. */
+  private leave(): void {
+    if (this.home === Home.Arena) this.arena!.give(this.bytes, this.start, this.limit - this.start);
   }
 }
 
-const EMPTY = new Uint8Array(0);
 
 /** Writes `value` (a non-negative integer) as a LEB128 varint at `at`; returns the end. */
 export function writeVarint(bytes: Uint8Array, at: number, value: number): number {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { PostingList } from "../../../src/core/search/posting-list";
+import { PostingArena, PostingList } from "../../../src/core/search/posting-list";
 
 type Operation =
   | { kind: "set"; id: number; frequency: number }
@@ -133,4 +133,66 @@ test("check refuses lists a faulty writer could leave: cut short, ids out of ran
   assert.equal(PostingList.check(Uint8Array.of(0x01), 0, 1, 10), null, "a gap of zero");
   assert.equal(PostingList.check(Uint8Array.of(0x04, 0x02), 0, 2, 10), null, "a frequency under 4 written long");
   assert.deepEqual(PostingList.check(new Uint8Array(0), 0, 0, 10), { count: 0, last: -1 });
+});
+
+test("lists sharing an arena each answer as a Map would, while regions they leave are handed to the others", () => {
+  const listOperation = fc.record({ list: fc.integer({ min: 0, max: 5 }), op: operation });
+  fc.assert(
+    fc.property(fc.array(listOperation, { maxLength: 300 }), fc.boolean(), (operations, fromViews) => {
+      const arena = new PostingArena();
+      const maps = Array.from({ length: 6 }, () => new Map<number, number>());
+      const lists = maps.map((_, i) => {
+        if (!fromViews) return new PostingList(arena);
+        // A loaded list moves into the arena at its first change.
+        const stored = new Uint8Array([4 * (i + 1) + 1]);
+        maps[i]!.set(i, 1);
+        return PostingList.view(stored, 0, 1, 1, i, arena);
+      });
+      for (const { list: which, op } of operations) {
+        const list = lists[which]!;
+        const map = maps[which]!;
+        if (op.kind === "set" || op.kind === "append") {
+          map.set(op.id, op.frequency);
+          if (op.kind === "set") list.set(op.id, op.frequency);
+          else list.append(op.id, op.frequency);
+        } else if (op.kind === "delete") {
+          assert.equal(list.delete(op.id), map.delete(op.id));
+        } else if (op.kind === "retain") {
+          const alive = new Uint8Array(42);
+          for (const id of op.alive) if (id < alive.length) alive[id] = 1;
+          for (const id of [...map.keys()]) if (alive[id] !== 1) map.delete(id);
+          list.retain(alive);
+        } else {
+          let position = 0;
+          for (const key of list.keys()) if (position++ % op.every === 0) list.delete(key);
+          position = 0;
+          for (const key of [...map.keys()].sort((a, b) => a - b)) if (position++ % op.every === 0) map.delete(key);
+        }
+      }
+      lists.forEach((list, i) => assert.deepEqual(observe(list), observe(maps[i]!), `list ${i}`));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test("short lists of an arena share its slabs, a long one moves to a buffer of its own, and a left region is reused", () => {
+  const arena = new PostingArena();
+  const short = Array.from({ length: 100 }, () => new PostingList(arena));
+  short.forEach((list, i) => list.append(i, 1));
+  const slabs = new Set(short.map((list) => list.encoded().bytes));
+  assert.equal(slabs.size, 1, "a hundred one-posting lists in one slab");
+  const long = new PostingList(arena);
+  for (let id = 0; id < 2000; id++) long.append(id, 1);
+  const longBytes = long.encoded();
+  assert.ok(!slabs.has(longBytes.bytes), "a list past the largest region owns its bytes");
+  assert.equal(longBytes.bytes.length - longBytes.start >= 2000, true);
+  // The first list grows out of its 8-byte region; the next list needing 8 bytes gets that region.
+  const { bytes: firstSlab, start: firstStart } = short[0]!.encoded();
+  for (let id = 1; id < 20; id++) short[0]!.append(id, 1);
+  const next = new PostingList(arena);
+  next.append(7, 2);
+  assert.equal(next.encoded().bytes, firstSlab);
+  assert.equal(next.encoded().start, firstStart);
+  assert.deepEqual([...next], [[7, 2]]);
+  assert.deepEqual([...short[0]!.keys()], Array.from({ length: 20 }, (_, id) => id));
 });
