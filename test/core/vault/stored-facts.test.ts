@@ -17,6 +17,7 @@ test("tasks packed into one string come back exactly, done derived from the stat
       const tasks: TaskItem[] = raw.map((item) => ({ ...item, done: item.status !== " " }));
       const packed = packTasks(tasks);
       assert.deepEqual(unpackTasks(packed), tasks);
+      assert.doesNotMatch(packed, /[\u0100-\uffff]/, "only one-byte characters, whatever the tasks hold");
       if (tasks.length === 0) assert.equal(packed, "");
     }),
     { numRuns: 500 },
@@ -27,6 +28,18 @@ test("each heading is stored once however many tasks sit under it", () => {
   const tasks: TaskItem[] = Array.from({ length: 50 }, (_, i) => ({ line: i + 3, text: `task ${i}`, done: false, status: " ", heading: "A rather long heading of a section" }));
   const packed = packTasks(tasks);
   assert.equal(packed.split("A rather long heading").length - 1, 1);
+  assert.deepEqual(unpackTasks(packed), tasks);
+});
+
+test("tasks with an emoji date or CJK text pack into a string of one-byte characters that reads back the same", () => {
+  const tasks: TaskItem[] = [
+    { line: 4, text: "Pay the rent 📅 2024-09-10", done: false, status: " ", heading: "Größe 東京" },
+    { line: 5, text: "会議の準備 ✅ 2024-09-11", done: true, status: "x", heading: "Größe 東京" },
+  ];
+  const packed = packTasks(tasks);
+  assert.doesNotMatch(packed, /[\u0100-\uffff]/);
+  assert.match(packed, /\\ud83d\\udcc5/, "the emoji as its two escaped halves");
+  assert.match(packed, /Größe/, "Latin-1 letters stay as they are");
   assert.deepEqual(unpackTasks(packed), tasks);
 });
 
