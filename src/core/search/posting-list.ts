@@ -74,22 +74,19 @@ export class PostingArena {
   }
 }
 
-/** Whose the bytes of a list are. */
-const enum Home {
-  /** Someone else's (a loaded snapshot, or the shared empty array): copied before the first change. */
-  Borrowed,
-  Own,
-  /** A region of the list's arena, `limit − start` bytes long. */
-  Arena,
-}
+/** `limit` of a list whose bytes are someone else's (a loaded snapshot): copied before the first change. */
+const BORROWED = -1;
 
 export class PostingList {
   private bytes: Uint8Array;
   private start: number;
   private end: number;
-  /** End of the room the list may write in: `end` while its bytes are borrowed. */
+  /**
+   * End of the room the list may write in, or BORROWED. A list of an arena holds a region of it
+   * exactly when `limit − start` is at most LARGEST_REGION (a longer list's own buffer is longer): no
+   * field says so, as a list's every field is paid some 100,000 times.
+   */
   private limit: number;
-  private home: Home;
   private count: number;
   private last: number;
   private readonly arena: PostingArena | null;
@@ -100,7 +97,6 @@ export class PostingList {
     this.start = 0;
     this.end = 0;
     this.limit = 0;
-    this.home = Home.Borrowed;
     this.count = 0;
     this.last = -1;
     this.arena = arena;
@@ -115,7 +111,7 @@ export class PostingList {
     list.bytes = bytes;
     list.start = start;
     list.end = end;
-    list.limit = end;
+    list.limit = BORROWED;
     list.count = count;
     list.last = last;
     return list;
@@ -309,7 +305,6 @@ export class PostingList {
     this.start = 0;
     this.end = 0;
     this.limit = 0;
-    this.home = Home.Borrowed;
     this.count = 0;
     this.last = -1;
     for (let at = 0; at < pairs.length; at += 2) this.append(pairs[at]!, pairs[at + 1]!);
@@ -338,12 +333,12 @@ export class PostingList {
     this.start = at;
     this.end = at + length;
     this.limit = at + size;
-    this.home = inArena ? Home.Arena : Home.Own;
   }
 
   /** Gives the list's arena region back; the bytes stay readable until the next list takes it. */
   private leave(): void {
-    if (this.home === Home.Arena) this.arena!.give(this.bytes, this.start, this.limit - this.start);
+    const size = this.limit - this.start;
+    if (this.arena && this.limit > 0 && size <= LARGEST_REGION) this.arena.give(this.bytes, this.start, size);
   }
 }
 
