@@ -32,7 +32,7 @@ import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
 
 export { baseTitle } from "./note-document";
-import { TimeSlice } from "../time-slice";
+import { ForegroundWork, SLICE_BUDGET_MS, TimeSlice } from "../time-slice";
 import { IndexSnapshots, type SnapshotState } from "./index-snapshots";
 import type {
   FileRecord,
@@ -106,6 +106,8 @@ export class Engine implements VaultEngine {
   private readonly tables: SnapshotState;
   private state: IndexState = "warming";
   private readonly slice: TimeSlice;
+  /** Reads a tool call waits on; the sliced work above lets them through first. */
+  private readonly foreground = new ForegroundWork();
   /** Bumped on every change to the file table; derived views compare against it. */
   private version = 0;
   private reverse: Map<string, Map<string, number>> | null = null;
@@ -120,7 +122,7 @@ export class Engine implements VaultEngine {
     this.name = options.name;
     this.historyPort = options.history ?? null;
     this.tables = { records: this.records, facts: this.facts, index: this.index, metadata: options.metadata };
-    this.slice = new TimeSlice(() => options.clock.now(), options.yielder);
+    this.slice = new TimeSlice(() => options.clock.now(), options.yielder, SLICE_BUDGET_MS, this.foreground);
     this.snapshots = new IndexSnapshots({
       vault: options.name,
       store: options.store,
@@ -575,28 +577,32 @@ export class Engine implements VaultEngine {
 
   /** Maps a path from outside to a file of this vault, or throws an instructive error. */
   async resolve(input: string, options: { note?: boolean } = {}): Promise<{ path: string; stat: FileStat | null }> {
-    const path = resolveVaultPath(input, options);
-    if (!(await this.options.vault.isContained(path))) {
-      throw new ToolError("invalid_path", `Path "${path}" leads outside the vault (through a symbolic link). Use a path inside the vault; call note_list to see them.`);
-    }
-    return { path, stat: await this.options.vault.stat(path) };
+    return this.foreground.run(async () => {
+      const path = resolveVaultPath(input, options);
+      if (!(await this.options.vault.isContained(path))) {
+        throw new ToolError("invalid_path", `Path "${path}" leads outside the vault (through a symbolic link). Use a path inside the vault; call note_list to see them.`);
+      }
+      return { path, stat: await this.options.vault.stat(path) };
+    });
   }
 
   async read(input: string, options: { note?: boolean } = {}): Promise<ReadFile> {
-    const { path, stat } = await this.resolve(input, options);
-    if (!stat) throw notFound(path, this.name, options.note === true);
-    const bytes = await this.options.vault.readBytes(path);
-    const content_hash = contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
-    const result: ReadFile = { path, bytes, content_hash, stat };
-    if (bytes.byteLength <= TEXT_LIMIT_BYTES) result.text = decoder.decode(bytes);
-    return result;
+    return this.foreground.run(async () => {
+      const { path, stat } = await this.resolve(input, options);
+      if (!stat) throw notFound(path, this.name, options.note === true);
+      const bytes = await this.options.vault.readBytes(path);
+      const content_hash = contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
+      const result: ReadFile = { path, bytes, content_hash, stat };
+      if (bytes.byteLength <= TEXT_LIMIT_BYTES) result.text = decoder.decode(bytes);
+      return result;
+    });
   }
 
   async bodyText(path: string): Promise<string | null> {
     const record = this.records.get(path);
     if (!record || record.size > TEXT_LIMIT_BYTES) return null;
     try {
-      const text = stripBom(decoder.decode(await this.options.vault.readBytes(path)));
+      const text = stripBom(decoder.decode(await this.foreground.run(() => this.options.vault.readBytes(path))));
       if (!record.isNote) return canvasText(text);
       const split = splitFrontmatter(text);
       return split.exists ? text.slice(split.contentStart) : text;
