@@ -71,7 +71,13 @@ export interface MetadataPort {
    */
   update(path: string, text: string): void;
   remove(path: string): void;
-  setFiles(paths: readonly string[]): void;
+  /** A file that is not a note (an attachment, a canvas) joins the files links can lead to. */
+  addFile(path: string): void;
+  /**
+   * The vault's files, all of them: on 50,000 files taking them in is 30-60 ms, so the host pauses
+   * between stretches of it. Until it resolves, links resolve against the files known before.
+   */
+  setFiles(paths: readonly string[], pause: () => Promise<void>): Promise<void>;
   /**
    * One note's parsed metadata for the index snapshot (packed now if it is not yet, and kept packed in
    * memory), so a warm start does not re-parse unchanged notes; null when the note is unknown.

@@ -209,7 +209,10 @@ export class Engine implements VaultEngine {
     await this.slice.yield();
     const byPath = new Map(current.map((stat) => [stat.path, stat]));
     await this.slice.yield();
-    this.options.metadata.setFiles(current.map((stat) => stat.path));
+    await this.options.metadata.setFiles(
+      current.map((stat) => stat.path),
+      () => this.slice.pause(),
+    );
     await this.slice.yield();
     for (const path of plan.removed) {
       this.drop(path);
@@ -258,7 +261,7 @@ export class Engine implements VaultEngine {
       }
       const known = this.records.get(path);
       if (known && known.mtime === stat.mtime && known.size === stat.size) continue;
-      if (!known) this.options.metadata.setFiles([...this.records.keys(), path]);
+      if (!known) this.options.metadata.addFile(path);
       await this.ingest(stat);
       touched = true;
       await this.slice.pause();

@@ -41,6 +41,8 @@ export interface NodeMetadataOptions {
 const DECODED_NOTES = 512;
 /** Notes whose links are resolved between two pauses of prepareLinks. */
 const LINKS_PER_STEP = 256;
+/** Files taken into the file set between two pauses of setFiles. */
+const FILES_PER_STEP = 2048;
 
 interface SourceLinks {
   resolved: Readonly<Record<string, number>>;
@@ -74,7 +76,14 @@ function countInto(counts: Record<string, number>, key: string): void {
 
 export class NodeMetadata implements MetadataPort {
   private readonly options: NodeMetadataOptions;
-  private readonly resolver = new LinkResolver();
+  private resolver = new LinkResolver();
+  /**
+   * Files added (true) or removed (false) while setFiles builds the next file set: they go into the
+   * current one at once and into the next one before it takes over.
+   */
+  private filesMeanwhile: Map<string, boolean> | null = null;
+  /** Counts setFiles calls: a build that a later call overtook is dropped. */
+  private fileSets = 0;
   private readonly notes = new Map<string, ParsedNote>();
   private readonly sourceLinks = new Map<string, SourceLinks>();
   /** Lowercased names of files created or deleted since the maps were last built. */
@@ -155,6 +164,11 @@ export class NodeMetadata implements MetadataPort {
       this.remember(path, cache);
     }
     this.forgetSource(path);
+    this.addFile(path);
+  }
+
+  addFile(path: string): void {
+    this.filesMeanwhile?.set(path, true);
     if (this.resolver.hasFile(path)) return;
     this.resolver.addFile(path);
     this.fileSetChanged(path);
@@ -164,22 +178,43 @@ export class NodeMetadata implements MetadataPort {
     this.notes.delete(path);
     this.decoded.delete(path);
     this.forgetSource(path);
+    this.filesMeanwhile?.set(path, false);
     if (!this.resolver.hasFile(path)) return;
     this.resolver.removeFile(path);
     this.fileSetChanged(path);
   }
 
-  setFiles(paths: readonly string[]): void {
-    this.resolver.setFiles(paths);
-    for (const path of [...this.notes.keys()]) {
-      if (this.resolver.hasFile(path)) continue;
-      this.notes.delete(path);
-      this.decoded.delete(path);
+  async setFiles(paths: readonly string[], pause: () => Promise<void>): Promise<void> {
+    const call = ++this.fileSets;
+    const meanwhile = new Map<string, boolean>();
+    this.filesMeanwhile = meanwhile;
+    const next = new LinkResolver();
+    for (let at = 0; at < paths.length; at++) {
+      next.addFile(paths[at]!);
+      if (at % FILES_PER_STEP === FILES_PER_STEP - 1) {
+        await pause();
+        if (call !== this.fileSets) return;
+      }
     }
+    for (const [path, added] of meanwhile) {
+      if (added) next.addFile(path);
+      else next.removeFile(path);
+    }
+    this.filesMeanwhile = null;
+    this.resolver = next;
     this.sourceLinks.clear();
     this.changedNames.clear();
     this.notePaths = null;
     this.maps = null;
+    // Only deletes follow: a note that comes back meanwhile is parsed again by update().
+    let checked = 0;
+    for (const path of [...this.notes.keys()]) {
+      if (!this.resolver.hasFile(path)) {
+        this.notes.delete(path);
+        this.decoded.delete(path);
+      }
+      if (++checked % FILES_PER_STEP === 0) await pause();
+    }
   }
 
   /** The note's linkpaths and packed cache, for the index snapshot; null for a note not in the file set. */

@@ -91,5 +91,6 @@ export class ObsidianMetadata implements MetadataPort {
   // metadataCache follows the vault on its own.
   update(): void {}
   remove(): void {}
-  setFiles(): void {}
+  addFile(): void {}
+  async setFiles(): Promise<void> {}
 }

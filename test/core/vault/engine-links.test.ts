@@ -1,6 +1,6 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { LogRecord } from "../../../src/core/ports";
 import { Engine } from "../../../src/core/vault/engine";
@@ -70,4 +70,24 @@ test("an edit while backlinks are prepared is not lost: the stale result is drop
   await new Promise((resolve) => setTimeout(resolve, 50));
   assert.equal(engine.incoming("wiki/rate-limiting.md").get("linker.md"), 1);
   assert.deepEqual(engine.incoming("wiki/rate-limiting.md"), linkersOf(engine, "wiki/rate-limiting.md"));
+});
+
+test("an attachment that appears resolves the links naming it, and one that goes breaks them again", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  vaults.push(vault);
+  const engine = engineOn(vault, []);
+  await engine.start();
+  writeFileSync(path.join(vault.dir, "gallery.md"), "# Gallery\n\n![[sunset-4711.png]]\n");
+  await engine.applyChanges(["gallery.md"]);
+  assert.deepEqual(engine.metadata().unresolvedLinks()["gallery.md"], { "sunset-4711.png": 1 });
+  const known = engine.files().length;
+  writeFileSync(path.join(vault.dir, "Attachments", "sunset-4711.png"), new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+  await engine.applyChanges(["Attachments/sunset-4711.png"]);
+  assert.deepEqual(engine.metadata().resolvedLinks()["gallery.md"], { "Attachments/sunset-4711.png": 1 });
+  assert.equal(engine.incoming("Attachments/sunset-4711.png").get("gallery.md"), 1);
+  assert.equal(engine.files().length, known + 1, "every other file is still known");
+  assert.ok(engine.metadata().getCache("README.md"), "the notes known before keep their metadata");
+  rmSync(path.join(vault.dir, "Attachments", "sunset-4711.png"));
+  await engine.applyChanges(["Attachments/sunset-4711.png"]);
+  assert.deepEqual(engine.metadata().unresolvedLinks()["gallery.md"], { "sunset-4711.png": 1 });
 });

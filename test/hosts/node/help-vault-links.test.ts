@@ -21,7 +21,7 @@ const files = vaultFiles(HELP_VAULT);
 const notes = files.filter((path) => path.endsWith(".md"));
 const texts = new Map(notes.map((path) => [path, readFileSync(join(HELP_VAULT, path), "utf8")]));
 const metadata = new NodeMetadata();
-metadata.setFiles(files);
+for (const path of files) metadata.addFile(path);
 for (const [path, text] of texts) metadata.update(path, text);
 
 function cacheOf(path: string): CachedMetadata {

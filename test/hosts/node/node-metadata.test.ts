@@ -14,19 +14,21 @@ const ALPHA = "projects/alpha/plan.md";
 const BETA = "projects/beta/plan.md";
 
 
+/** setFiles without giving the event loop back. */
+const noPause = async (): Promise<void> => undefined;
 const edgeFiles = vaultFiles(EDGE_VAULT);
 const edgeNotes = edgeFiles.filter((path) => path.endsWith(".md"));
 const edgeTexts = new Map(edgeNotes.map((path) => [path, readFileSync(join(EDGE_VAULT, path), "utf8")]));
 
-function edgeMetadata(): NodeMetadata {
+async function edgeMetadata(): Promise<NodeMetadata> {
   const metadata = new NodeMetadata();
-  metadata.setFiles(edgeFiles);
+  await metadata.setFiles(edgeFiles, noPause);
   for (const [path, text] of edgeTexts) metadata.update(path, text);
   return metadata;
 }
 
-test("getCache: parsed notes, {} for other known files, null for unseen paths", () => {
-  const metadata = edgeMetadata();
+test("getCache: parsed notes, {} for other known files, null for unseen paths", async () => {
+  const metadata = await edgeMetadata();
   assert.equal(metadata.getCache(INDEX)?.headings?.[0]?.heading, "Index");
   assert.deepEqual(metadata.getCache("board.canvas"), {});
   assert.deepEqual(metadata.getCache("Attachments/diagram.png"), {});
@@ -35,8 +37,8 @@ test("getCache: parsed notes, {} for other known files, null for unseen paths", 
   assert.equal(metadata.getCache("wiki/bom-crlf.md")?.frontmatter?.["title"], "BOM and CRLF");
 });
 
-test("link maps on the edge vault count body links, embeds and frontmatter links", () => {
-  const metadata = edgeMetadata();
+test("link maps on the edge vault count body links, embeds and frontmatter links", async () => {
+  const metadata = await edgeMetadata();
   const resolved = metadata.resolvedLinks();
   const unresolved = metadata.unresolvedLinks();
   assert.deepEqual(Object.keys(resolved).sort(), edgeNotes);
@@ -62,15 +64,15 @@ test("link maps on the edge vault count body links, embeds and frontmatter links
   assert.equal(resolved["board.canvas"], undefined);
 });
 
-test("the resolver's candidates are exposed best first", () => {
-  const metadata = edgeMetadata();
+test("the resolver's candidates are exposed best first", async () => {
+  const metadata = await edgeMetadata();
   assert.deepEqual(metadata.getLinkpathCandidates("plan", INDEX), [BETA, ALPHA]);
   assert.equal(metadata.getFirstLinkpathDest("plan", ALPHA), ALPHA);
   assert.equal(metadata.getFirstLinkpathDest("does-not-exist", INDEX), null);
 });
 
-test("editing one note recomputes only that note", () => {
-  const metadata = edgeMetadata();
+test("editing one note recomputes only that note", async () => {
+  const metadata = await edgeMetadata();
   const before = metadata.resolvedLinks();
   const indexCache = metadata.getCache(INDEX);
   metadata.update("README.md", "Now [[plan]] and [[plan]] and [[nowhere]].");
@@ -85,8 +87,8 @@ test("editing one note recomputes only that note", () => {
   assert.deepEqual(before["README.md"], { [INDEX]: 1 }, "an earlier snapshot does not change");
 });
 
-test("a note created later resolves the broken links that named it", () => {
-  const metadata = edgeMetadata();
+test("a note created later resolves the broken links that named it", async () => {
+  const metadata = await edgeMetadata();
   const before = metadata.resolvedLinks();
   metadata.update("inbox/Does-Not-Exist.md", "# Now it does");
   assert.equal(metadata.resolvedLinks()[INDEX]?.["inbox/Does-Not-Exist.md"], 1);
@@ -95,8 +97,8 @@ test("a note created later resolves the broken links that named it", () => {
   assert.equal(metadata.resolvedLinks()[ALPHA], before[ALPHA], "notes not naming it keep their entry");
 });
 
-test("a new file in the linking note's folder takes over a shared name", () => {
-  const metadata = edgeMetadata();
+test("a new file in the linking note's folder takes over a shared name", async () => {
+  const metadata = await edgeMetadata();
   metadata.update("wiki/plan.md", "");
   const resolved = metadata.resolvedLinks();
   assert.equal(resolved[INDEX]?.["wiki/plan.md"], 1);
@@ -104,8 +106,8 @@ test("a new file in the linking note's folder takes over a shared name", () => {
   assert.deepEqual(resolved[ALPHA], { [BETA]: 1, [ALPHA]: 1 });
 });
 
-test("attachments count as destinations once they exist", () => {
-  const metadata = edgeMetadata();
+test("attachments count as destinations once they exist", async () => {
+  const metadata = await edgeMetadata();
   metadata.update("README.md", "![[chart.png]]");
   assert.deepEqual(metadata.unresolvedLinks()["README.md"], { "chart.png": 1 });
   metadata.update("Attachments/chart.png", "");
@@ -114,8 +116,8 @@ test("attachments count as destinations once they exist", () => {
   assert.equal(metadata.resolvedLinks()["Attachments/chart.png"], undefined);
 });
 
-test("removing a note drops its entry and re-resolves only the notes that named it", () => {
-  const metadata = edgeMetadata();
+test("removing a note drops its entry and re-resolves only the notes that named it", async () => {
+  const metadata = await edgeMetadata();
   const before = metadata.resolvedLinks();
   metadata.remove(BETA);
   const resolved = metadata.resolvedLinks();
@@ -128,8 +130,8 @@ test("removing a note drops its entry and re-resolves only the notes that named 
   assert.equal(resolved["wiki/rate-limiting.md"], before["wiki/rate-limiting.md"]);
 });
 
-test("a burst of creates and deletes is settled when the maps are next read", () => {
-  const metadata = edgeMetadata();
+test("a burst of creates and deletes is settled when the maps are next read", async () => {
+  const metadata = await edgeMetadata();
   metadata.update("a/does-not-exist.md", "");
   metadata.update("b/Überlegungen.md", "");
   metadata.remove("a/does-not-exist.md");
@@ -142,33 +144,92 @@ test("a burst of creates and deletes is settled when the maps are next read", ()
   assert.equal(resolved["Deutsch Notizen/Überlegungen.md"], undefined);
 });
 
-test("setFiles replaces the file set and forgets notes that left it", () => {
-  const metadata = edgeMetadata();
-  metadata.setFiles(edgeFiles.filter((path) => path !== INDEX));
+test("setFiles replaces the file set and forgets notes that left it", async () => {
+  const metadata = await edgeMetadata();
+  await metadata.setFiles(edgeFiles.filter((path) => path !== INDEX), noPause);
   assert.equal(metadata.getCache(INDEX), null);
   assert.equal(metadata.resolvedLinks()[INDEX], undefined);
-  metadata.setFiles(edgeFiles);
+  await metadata.setFiles(edgeFiles, noPause);
   assert.equal(metadata.getCache(INDEX), null, "re-listing a note does not bring back its old parse");
   assert.deepEqual(metadata.resolvedLinks()[INDEX], {});
   assert.deepEqual(metadata.resolvedLinks()["README.md"], { [INDEX]: 1 }, "a listed note is a destination unparsed");
 });
 
-test("frontmatter values shaped like positions are left alone by the export", () => {
+test("addFile makes an attachment a destination without parsing it", async () => {
+  const metadata = await edgeMetadata();
+  metadata.update("README.md", "![[chart.png]]");
+  assert.deepEqual(metadata.unresolvedLinks()["README.md"], { "chart.png": 1 });
+  metadata.addFile("Attachments/chart.png");
+  metadata.addFile("Attachments/chart.png");
+  assert.deepEqual(metadata.resolvedLinks()["README.md"], { "Attachments/chart.png": 1 });
+  assert.deepEqual(metadata.getCache("Attachments/chart.png"), {});
+});
+
+/** Many files under a folder, each a note linking to the next one's name. */
+function manyNotes(count: number): { paths: string[]; texts: Map<string, string> } {
+  const paths = Array.from({ length: count }, (_, i) => `many/n${i}.md`);
+  return { paths, texts: new Map(paths.map((path, i) => [path, `[[n${(i + 1) % count}]]`])) };
+}
+
+test("setFiles on many files pauses between stretches, resolving against the old set until it ends", async () => {
+  const { paths, texts } = manyNotes(5000);
   const metadata = new NodeMetadata();
-  metadata.setFiles(["n.md"]);
+  await metadata.setFiles(paths, noPause);
+  for (const [path, text] of texts) metadata.update(path, text);
+  const next = [...paths.filter((path) => path !== "many/n1.md"), "many/extra.png"];
+  let pauses = 0;
+  const seenDuring: (number | undefined)[] = [];
+  const done = metadata.setFiles(next, async () => {
+    pauses += 1;
+    if (pauses === 1) {
+      seenDuring.push(metadata.resolvedLinks()["many/n0.md"]?.["many/n1.md"]);
+      metadata.update("many/late.md", "[[extra.png]]");
+      metadata.remove("many/n2.md");
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+  await done;
+  assert.ok(pauses >= 2, `${pauses} pauses`);
+  assert.deepEqual(seenDuring, [1], "during the build, n1 still counted as a file");
+  const resolved = metadata.resolvedLinks();
+  assert.deepEqual(resolved["many/n0.md"], {}, "n1 left the file set");
+  assert.deepEqual(metadata.unresolvedLinks()["many/n0.md"], { n1: 1 });
+  assert.equal(resolved["many/n1.md"], undefined);
+  assert.deepEqual(resolved["many/late.md"], { "many/extra.png": 1 }, "a note added meanwhile stays, and so does the listed attachment");
+  assert.equal(resolved["many/n2.md"], undefined, "a note removed meanwhile stays removed");
+  assert.deepEqual(metadata.unresolvedLinks()["many/n1.md"], undefined);
+  assert.deepEqual(resolved["many/n3.md"], { "many/n4.md": 1 });
+});
+
+test("a setFiles that a later one overtook does not take over", async () => {
+  const { paths, texts } = manyNotes(5000);
+  const metadata = new NodeMetadata();
+  await metadata.setFiles(paths, noPause);
+  for (const [path, text] of texts) metadata.update(path, text);
+  let release = (): void => undefined;
+  const overtaken = metadata.setFiles(paths, () => new Promise<void>((resolve) => (release = resolve)));
+  const later = metadata.setFiles(["many/n0.md", "many/n1.md"], noPause);
+  release();
+  await Promise.all([overtaken, later]);
+  assert.deepEqual(metadata.resolvedLinks(), { "many/n0.md": { "many/n1.md": 1 }, "many/n1.md": {} });
+});
+
+test("frontmatter values shaped like positions are left alone by the export", async () => {
+  const metadata = new NodeMetadata();
+  await metadata.setFiles(["n.md"], noPause);
   const text = "---\nposition:\n  start: {line: 1, col: 2, offset: 3}\n  end: {line: 4, col: 5, offset: 6}\nlist: [1, 2, 3, 4, 5, 6]\n---\nbody";
   metadata.update("n.md", text);
   const restored = new NodeMetadata();
-  restored.setFiles(["n.md"]);
+  await restored.setFiles(["n.md"], noPause);
   restored.importNote("n.md", metadata.exportNote("n.md")!);
   assert.deepEqual(restored.getCache("n.md"), metadata.getCache("n.md"));
   assert.deepEqual(restored.getCache("n.md")?.frontmatter?.["list"], [1, 2, 3, 4, 5, 6]);
 });
 
-test("decoded caches are kept for the notes read last only, and read back equal", () => {
+test("decoded caches are kept for the notes read last only, and read back equal", async () => {
   const metadata = new NodeMetadata();
   const paths = Array.from({ length: 600 }, (_, i) => `n/${i}.md`);
-  metadata.setFiles(paths);
+  await metadata.setFiles(paths, noPause);
   for (const path of paths) metadata.update(path, `# ${path}\n\n- [ ] task of ${path}\n`);
   const first = metadata.getCache(paths[0]!);
   assert.equal(metadata.getCache(paths[0]!), first, "read again right away: the same object");
@@ -184,9 +245,9 @@ function notACache(): Uint8Array {
   return encodeMetadata({ links: "x" } as unknown as CachedMetadata);
 }
 
-test("a packed cache that does not decode reads as an unparsed note, and is exported as it came", () => {
+test("a packed cache that does not decode reads as an unparsed note, and is exported as it came", async () => {
   const metadata = new NodeMetadata();
-  metadata.setFiles(["a.md", "b.md"]);
+  await metadata.setFiles(["a.md", "b.md"], noPause);
   const truncated = encodeMetadata({ headings: [{ heading: "H", level: 1, position: { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 3, offset: 3 } } }] }).subarray(0, 5);
   metadata.importNote("a.md", { links: ["b"], packed: truncated });
   metadata.importNote("b.md", { links: [], packed: notACache() });
@@ -205,16 +266,16 @@ function exportedNotes(metadata: NodeMetadata): Map<string, PackedMetadata> {
   return notes;
 }
 
-test("notes exported one by one restore caches and link maps without parsing", () => {
-  const original = edgeMetadata();
+test("notes exported one by one restore caches and link maps without parsing", async () => {
+  const original = await edgeMetadata();
   const notes = exportedNotes(original);
   assert.deepEqual([...notes.keys()], edgeNotes, "every note, and only notes");
   const restored = new NodeMetadata();
-  restored.setFiles(edgeFiles);
+  await restored.setFiles(edgeFiles, noPause);
   for (const [path, note] of notes) restored.importNote(path, { links: [...note.links], packed: note.packed.slice() });
   assert.deepEqual(restored.resolvedLinks(), original.resolvedLinks());
   assert.deepEqual(restored.unresolvedLinks(), original.unresolvedLinks());
-  const fresh = edgeMetadata();
+  const fresh = await edgeMetadata();
   for (const path of edgeNotes) {
     assert.deepEqual(restored.getCache(path), fresh.getCache(path), path);
     assert.equal(JSON.stringify(restored.getCache(path)), JSON.stringify(fresh.getCache(path)), `${path} key order`);
@@ -225,8 +286,8 @@ test("notes exported one by one restore caches and link maps without parsing", (
   assert.deepEqual(restored.resolvedLinks()["README.md"], { [BETA]: 1 });
 });
 
-test("exportNote: null for unknown paths and files that are not notes; packing once is enough", () => {
-  const metadata = edgeMetadata();
+test("exportNote: null for unknown paths and files that are not notes; packing once is enough", async () => {
+  const metadata = await edgeMetadata();
   assert.equal(metadata.exportNote("nope.md"), null);
   assert.equal(metadata.exportNote("board.canvas"), null);
   assert.equal(metadata.exportNote(".trash/old.md"), null);
@@ -236,17 +297,17 @@ test("exportNote: null for unknown paths and files that are not notes; packing o
   metadata.getCache(INDEX);
   assert.equal(metadata.exportNote(INDEX)?.packed, first.packed, "reading the cache does not unpack the note");
   assert.ok(first.links.includes("does-not-exist"));
-  metadata.setFiles(edgeFiles.filter((path) => path !== INDEX));
+  await metadata.setFiles(edgeFiles.filter((path) => path !== INDEX), noPause);
   assert.equal(metadata.exportNote(INDEX), null, "a note that left the file set");
 });
 
-test("importNote replaces a known note, ignores paths that are not notes, and reads a bad cache as null", () => {
-  const metadata = edgeMetadata();
+test("importNote replaces a known note, ignores paths that are not notes, and reads a bad cache as null", async () => {
+  const metadata = await edgeMetadata();
   const readme = metadata.exportNote("README.md");
   assert.ok(readme);
   metadata.importNote(INDEX, readme);
   assert.deepEqual(metadata.resolvedLinks()[INDEX], { [INDEX]: 1 }, "INDEX now has README's links");
-  assert.deepEqual(metadata.getCache(INDEX), edgeMetadata().getCache("README.md"));
+  assert.deepEqual(metadata.getCache(INDEX), (await edgeMetadata()).getCache("README.md"));
   metadata.importNote("board.canvas", readme);
   assert.deepEqual(metadata.getCache("board.canvas"), {});
   metadata.importNote(ALPHA, { links: ["plan"], packed: notACache() });
@@ -257,7 +318,7 @@ test("importNote replaces a known note, ignores paths that are not notes, and re
 test("a note stored in a metadata file is read from it; moved there only if unchanged since its export", async () => {
   const text = "# Title\n\nSee [[Other]].\n";
   const metadata = new NodeMetadata();
-  metadata.setFiles(["a.md", "b.md", "Other.md"]);
+  await metadata.setFiles(["a.md", "b.md", "Other.md"], noPause);
   metadata.update("a.md", text);
   metadata.update("b.md", "# B\n");
   const exportedA = metadata.exportNote("a.md")!;
@@ -272,19 +333,17 @@ test("a note stored in a metadata file is read from it; moved there only if unch
   assert.deepEqual(metadata.resolvedLinks()["a.md"], { "Other.md": 1 });
   // Once the file is let go, a stored note with nothing else to read from reads as unparsed.
   const bare = new NodeMetadata();
-  bare.setFiles(["a.md"]);
+  await bare.setFiles(["a.md"], noPause);
   bare.importStored("a.md", exportedA.links, table.get(0)!);
   assert.deepEqual(bare.exportNote("a.md")?.packed, exportedA.packed, "the export reads the stored bytes");
   file.release();
   assert.equal(bare.getCache("a.md"), null);
   const reparsing = new NodeMetadata({ readNote: (path) => (path === "a.md" ? text : null) });
-  reparsing.setFiles(["a.md"]);
+  await reparsing.setFiles(["a.md"], noPause);
   reparsing.importStored("a.md", exportedA.links, null);
   assert.deepEqual(reparsing.getCache("a.md")?.headings?.map((heading) => heading.heading), ["Title"], "parsed from the note");
   assert.deepEqual(reparsing.resolvedLinks()["a.md"], {}, "Other.md is not a file of this set");
 });
-
-const noPause = async (): Promise<void> => undefined;
 
 function joinedParts(parts: readonly Uint8Array[]): Uint8Array {
   const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
