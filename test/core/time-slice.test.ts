@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { FOREGROUND_WAIT_MS, ForegroundWork, TimeSlice } from "../../src/core/time-slice";
+import { FOREGROUND_WAIT_MS, ForegroundWork, sortInSlices, TimeSlice } from "../../src/core/time-slice";
 
 test("pause yields only once the budget is spent, and restarts the budget", async () => {
   let now = 0;
@@ -86,4 +86,25 @@ test("foreground work that fails stops counting as running", async () => {
   const foreground = new ForegroundWork();
   await assert.rejects(foreground.run(() => Promise.reject(new Error("unreadable"))), /unreadable/);
   assert.equal(foreground.busy, false);
+});
+
+test("sortInSlices sorts as Array.prototype.sort does, stably, pausing between runs", async () => {
+  let seed = 7;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  for (const count of [0, 1, 2, 2047, 2048, 2049, 5000, 9000, 20000]) {
+    const items = Array.from({ length: count }, (_, i) => ({ key: Math.floor(random() * (count / 3 + 1)), order: i }));
+    const compare = (a: { key: number }, b: { key: number }): number => a.key - b.key;
+    let pauses = 0;
+    const sorted = await sortInSlices(items, compare, async () => void (pauses += 1));
+    assert.deepEqual(sorted, [...items].sort(compare), `${count} items`);
+    assert.equal(sorted.length, count);
+    if (count > 4096) assert.ok(pauses >= count / 2048, `${pauses} pauses for ${count} items`);
+  }
+});
+
+test("sortInSlices leaves its input alone", async () => {
+  const items = ["b", "c", "a"];
+  const sorted = await sortInSlices(items, (a, b) => (a < b ? -1 : a > b ? 1 : 0), async () => undefined);
+  assert.deepEqual(sorted, ["a", "b", "c"]);
+  assert.deepEqual(items, ["b", "c", "a"]);
 });

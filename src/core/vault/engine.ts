@@ -32,7 +32,7 @@ import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
 
 export { baseTitle } from "./note-document";
-import { ForegroundWork, SLICE_BUDGET_MS, TimeSlice } from "../time-slice";
+import { ForegroundWork, SLICE_BUDGET_MS, sortInSlices, TimeSlice } from "../time-slice";
 import { IndexSnapshots, type SnapshotState } from "./index-snapshots";
 import type {
   FileRecord,
@@ -218,10 +218,9 @@ export class Engine implements VaultEngine {
       this.drop(path);
       await this.slice.pause();
     }
-    const toIngest = [...plan.changed, ...plan.added]
-      .sort(comparePaths)
-      .map((path) => byPath.get(path))
-      .filter((stat): stat is FileStat => stat !== undefined);
+    const sortedPaths = await sortInSlices([...plan.changed, ...plan.added], comparePaths, () => this.slice.pause());
+    const toIngest = sortedPaths.map((path) => byPath.get(path)).filter((stat): stat is FileStat => stat !== undefined);
+    await this.slice.yield();
     const reingested = await this.ingestAll(toIngest);
     this.sorted = null;
     this.version += 1;
@@ -389,6 +388,7 @@ export class Engine implements VaultEngine {
   private async ingestAll(stats: readonly FileStat[]): Promise<number> {
     const bulk = this.options.bulk;
     const texts = stats.filter((stat) => this.needsText(stat));
+    await this.slice.pause();
     if (bulk && texts.length >= BULK_MIN_FILES) {
       await this.ingestInBulk(bulk, stats, texts);
       return stats.length;
@@ -425,6 +425,7 @@ export class Engine implements VaultEngine {
       await this.slice.pause();
     }
     const byPath = new Map(texts.map((stat) => [stat.path, stat]));
+    await this.slice.yield();
     const terms = new Map<number, BatchTerms>();
     await bulk.ingest(texts, async (batch: IngestedBatch) => {
       await this.slice.pause();
