@@ -156,7 +156,7 @@ function splitFirstSection(first: Uint8Array, afterHeader: number): Uint8Array {
  * part go as it goes): the index's views then hold only what the reader read in one piece at the end.
  */
 export async function decodeBase(file: Uint8Array | SnapshotSectionReader, pause: () => Promise<void>): Promise<DecodedBase> {
-  const reader = file instanceof Uint8Array ? wholeFileReader(file) : file;
+  const reader = file instanceof Uint8Array ? wholeFileReader(file, pause) : file;
   const section = async (what: string): Promise<Uint8Array> => {
     const next = await reader.next();
     if (!next) throw new SnapshotError("format", `Index base ends before its ${what}.`);
@@ -210,8 +210,8 @@ export async function decodeBase(file: Uint8Array | SnapshotSectionReader, pause
 }
 
 /** The whole file in memory, read as one piece (sections are views of it). */
-function wholeFileReader(bytes: Uint8Array): SnapshotSectionReader {
-  return new SnapshotSectionReader(async (start, end) => bytes.subarray(start, end), bytes.subarray(0, SNAPSHOT_HEADER_BYTES), 0);
+function wholeFileReader(bytes: Uint8Array, pause: () => Promise<void>): SnapshotSectionReader {
+  return new SnapshotSectionReader(async (start, end) => bytes.subarray(start, end), bytes.subarray(0, SNAPSHOT_HEADER_BYTES), 0, pause);
 }
 
 export async function encodeJournal(content: JournalContent): Promise<Uint8Array> {

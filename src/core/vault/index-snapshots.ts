@@ -165,7 +165,7 @@ export class IndexSnapshots {
     const tail = baseTail(first);
     // Not a base of this layout: read whole, decoding says what is wrong with it.
     if (tail === null) return store.load(BASE_KEY);
-    return new SnapshotSectionReader((start, end) => loadRange(BASE_KEY, start, end), first, tail);
+    return new SnapshotSectionReader((start, end) => loadRange(BASE_KEY, start, end), first, tail, () => this.options.slice.pause());
   }
 
   /** Writes what changed: a journal against the base, or a new base. */

@@ -7,10 +7,12 @@ import {
   encodeJson,
   encodeSnapshot,
   encodeSnapshotParts,
+  sectionOffset,
   snapshotChecksum,
   SNAPSHOT_FORMAT_VERSION,
   SNAPSHOT_HEADER_BYTES,
   SnapshotError,
+  SnapshotSectionReader,
   type SnapshotErrorReason,
 } from "../../../src/core/search/snapshot";
 
@@ -150,4 +152,25 @@ test("a snapshot written in parts is the same file, checksum included, whatever 
   assert.deepEqual(joined, encodeSnapshot(sections));
   assert.equal(snapshotChecksum(parts[0]!), snapshotChecksum(joined));
   assert.deepEqual(decodeSnapshot(joined).map((section) => section.length), [12, 9_000_000, 0, 3]);
+});
+
+test("a section reader checksums a large kept part between pauses, and still finds a flipped byte in it", async () => {
+  const large = new Uint8Array(9 << 20);
+  for (let i = 0; i < large.length; i++) large[i] = (i * 2654435761) >>> 24;
+  const bytes = encodeSnapshot([encodeJson({ parsed: true }), large]);
+  const kept = sectionOffset(bytes, 1)!;
+  const readerOf = (file: Uint8Array, pause: () => Promise<void>): SnapshotSectionReader =>
+    new SnapshotSectionReader(async (start, end) => file.slice(start, end), file.slice(0, SNAPSHOT_HEADER_BYTES), kept, pause);
+  let pauses = 0;
+  const reader = readerOf(bytes, async () => void (pauses += 1));
+  assert.deepEqual(decodeJson(await reader.next(), "parsed"), { parsed: true });
+  assert.deepEqual(await reader.next(), large);
+  assert.equal(await reader.next(), undefined);
+  await reader.finish();
+  assert.ok(pauses >= 2, `${pauses} pauses over 9 MB`);
+  const damaged = bytes.slice();
+  damaged[bytes.length - 10]! ^= 0x04;
+  const broken = readerOf(damaged, async () => undefined);
+  while ((await broken.next()) !== undefined);
+  await assert.rejects(broken.finish(), (error: unknown) => error instanceof SnapshotError && error.reason === "checksum");
 });
