@@ -77,13 +77,15 @@ interface PhraseCheck {
   pairs: Uint32Array;
 }
 
-interface Candidate {
-  id: number;
-  score: number;
-  /** The candidate's match in the query's evaluation. */
-  at: number;
-  /** Looked up only when needed (ties, the page, reading its text): most candidates never are. */
-  path: string | null;
+class Candidate {
+  constructor(
+    readonly id: number,
+    readonly score: number,
+    /** The candidate's match in the query's evaluation. */
+    readonly at: number,
+    /** Looked up only when needed (ties, the page, reading its text): most candidates never are. */
+    public path: string | null,
+  ) {}
 }
 
 /** A phrase with the positions of its candidate terms among the query's terms. */
@@ -498,7 +500,7 @@ export class NoteIndex {
       if (excluded?.has(id)) continue;
       let path: string | null = null;
       if (filter && !filter((path = evaluation.path(id)))) continue;
-      candidates.push({ id, score: matchScore(evaluation, i, terms), at: i, path });
+      candidates.push(new Candidate(id, matchScore(evaluation, i, terms), i, path));
     }
     const pathOf = (candidate: Candidate): string => (candidate.path ??= evaluation.path(candidate.id));
     const byRank = (a: Candidate, b: Candidate): number => b.score - a.score || comparePaths(pathOf(a), pathOf(b));
