@@ -42,6 +42,9 @@ export function encodeSnapshot(sections: readonly SectionSource[]): Uint8Array {
   return bytes;
 }
 
+/** Pieces of a section gathered between two pauses. */
+const PIECES_PER_PAUSE = 16_384;
+
 /** Bytes checksummed between two pauses: a few milliseconds of work. */
 const CHECKSUM_STEP = 1 << 22;
 
@@ -54,11 +57,16 @@ export async function encodeSnapshotParts(sections: readonly SectionSource[], pa
   const parts: Uint8Array[] = [];
   let payloadLength = 0;
   for (const section of sections) {
-    const length = sourceLength(section);
     const prefix = new Uint8Array(SECTION_LENGTH_BYTES);
-    new DataView(prefix.buffer).setUint32(0, length, true);
     parts.push(prefix);
-    for (const part of section instanceof Uint8Array ? [section] : section) if (part.length > 0) parts.push(part);
+    let length = 0;
+    // A section of postings comes in a piece per term list: some 100,000 at 50,000 notes.
+    for (const [index, part] of (section instanceof Uint8Array ? [section] : section).entries()) {
+      if (part.length > 0) parts.push(part);
+      length += part.length;
+      if (index % PIECES_PER_PAUSE === PIECES_PER_PAUSE - 1) await pause();
+    }
+    new DataView(prefix.buffer).setUint32(0, length, true);
     payloadLength += SECTION_LENGTH_BYTES + length;
   }
   const header = new Uint8Array(SNAPSHOT_HEADER_BYTES);

@@ -297,7 +297,7 @@ export class IndexSnapshots {
   private async replayJournal(state: SnapshotState): Promise<void> {
     const bytes = await this.options.store.load(JOURNAL_KEY);
     if (!bytes) return;
-    const journal = await decodeJournal(bytes);
+    const journal = await decodeJournal(bytes, () => this.options.slice.pause());
     if (journal.base !== this.base?.id) throw new SnapshotError("format", "Index journal follows another base.");
     for (const path of journal.removed) {
       state.records.delete(path);
@@ -351,10 +351,10 @@ export class IndexSnapshots {
       rows.push(row);
       await slice.pause();
     }
-    const bytes = await encodeJournal({ base: this.base!.id, createdAt: this.options.now(), rows, removed: [...this.removed], vectors });
-    await this.options.store.save(JOURNAL_KEY, bytes);
+    const parts = await encodeJournal({ base: this.base!.id, createdAt: this.options.now(), rows, removed: [...this.removed], vectors }, () => slice.pause());
+    await this.options.store.save(JOURNAL_KEY, parts);
     this.stale = false;
-    return { files: 1, bytes: bytes.length };
+    return { files: 1, bytes: parts.reduce((sum, part) => sum + part.length, 0) };
   }
 
   private async writeBase(state: SnapshotState): Promise<SnapshotWrite> {

@@ -170,16 +170,58 @@ function journal(): JournalContent {
 }
 
 test("a journal round-trips its rows, removals, metadata and term vectors", async () => {
-  const decoded = await decodeJournal(await encodeJournal(journal()));
+  const decoded = await decodeJournal(joined(await encodeJournal(journal())));
   assert.equal(decoded.base, 123456);
   assert.deepEqual(decoded.rows, journal().rows);
   assert.deepEqual(decoded.removed, ["gone.md"]);
   assert.deepEqual(decoded.vectors, journal().vectors);
 });
 
+/** A journal of `count` changed notes, each with its vector, and one of every row without. */
+function largeJournal(count: number): JournalContent {
+  const [note, , picture] = rows();
+  const changed = Array.from({ length: count }, (_, i) => ({ ...note!, path: `many/n${i}.md` }));
+  const vector = journal().vectors.get(note!.path)!;
+  return {
+    base: 99,
+    createdAt: 1_700_000_000_999,
+    rows: [...changed, picture!],
+    removed: ["gone.md", "gone too.md"],
+    vectors: new Map(changed.map((row, i) => [row.path, { ...vector, terms: vector.terms.map((terms) => terms.map((term) => `${term}${i}`)) }])),
+  };
+}
+
+test("a large journal is written and read in parts, between pauses, and round-trips", async () => {
+  const content = largeJournal(1300);
+  const before = pauses.length;
+  const bytes = joined(await encodeJournal(content, pause));
+  const encodingPauses = pauses.length - before;
+  const header = decodeJson(decodeSnapshot(bytes)[0], "header") as Record<string, unknown>;
+  assert.equal(header.rowParts, 3);
+  assert.equal(header.vectorParts, 11);
+  assert.ok(encodingPauses >= 14, `${encodingPauses} pauses while encoding`);
+  const decoded = await decodeJournal(bytes, pause);
+  assert.ok(pauses.length - before - encodingPauses >= 14, "and while decoding");
+  assert.deepEqual(decoded.rows, content.rows);
+  assert.deepEqual(decoded.removed, content.removed);
+  assert.deepEqual(decoded.vectors, content.vectors);
+});
+
+test("a journal in the layout without parts (one rows and one vectors section) is still read", async () => {
+  const sections = decodeSnapshot(joined(await encodeJournal(journal())));
+  const { rowParts, vectorParts, ...header } = decodeJson(sections[0], "header") as Record<string, unknown>;
+  assert.deepEqual([rowParts, vectorParts], [1, 1]);
+  const earlier = encodeSnapshot([encodeJson(header), ...sections.slice(1)]);
+  const decoded = await decodeJournal(earlier);
+  assert.deepEqual(decoded.rows, journal().rows);
+  assert.deepEqual(decoded.vectors, journal().vectors);
+  const miscounted = encodeSnapshot([encodeJson({ ...header, rowParts: 2, vectorParts: 1 }), ...sections.slice(1)]);
+  await assert.rejects(decodeJournal(miscounted), reason("format"));
+});
+
 test("a journal row with postings needs its vector, and a malformed journal is refused", async () => {
   await assert.rejects(encodeJournal({ ...journal(), vectors: new Map() }), /vector/);
-  const bytes = await encodeJournal(journal());
+  const bytes = joined(await encodeJournal(journal()));
   const sections = decodeSnapshot(bytes);
   const header = decodeJson(sections[0], "header") as Record<string, unknown>;
   const variant = (index: number, section: Uint8Array): Uint8Array => encodeSnapshot(sections.map((part, i) => (i === index ? section : part)));
