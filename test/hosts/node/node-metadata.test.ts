@@ -201,6 +201,29 @@ test("setFiles on many files pauses between stretches, resolving against the old
   assert.deepEqual(resolved["many/n3.md"], { "many/n4.md": 1 });
 });
 
+test("prepareLinks builds the link maps too, between pauses, and an edit meanwhile is not lost", async () => {
+  const { paths, texts } = manyNotes(5000);
+  const build = async (): Promise<NodeMetadata> => {
+    const metadata = new NodeMetadata();
+    await metadata.setFiles(paths, noPause);
+    for (const [path, text] of texts) metadata.update(path, text);
+    return metadata;
+  };
+  const expected = (await build()).resolvedLinks();
+  const prepared = await build();
+  let pauses = 0;
+  await prepared.prepareLinks(async () => void (pauses += 1));
+  assert.ok(pauses >= 2 * Math.floor(5000 / 256), `${pauses} pauses: the links, then the maps`);
+  assert.deepEqual(prepared.resolvedLinks(), expected);
+  const edited = await build();
+  let seen = 0;
+  await edited.prepareLinks(async () => {
+    if (++seen === pauses - 3) edited.update("many/n0.md", "[[n7]]");
+  });
+  assert.deepEqual(edited.resolvedLinks()["many/n0.md"], { "many/n7.md": 1 }, "the edit made during the maps' build shows");
+  assert.deepEqual(edited.resolvedLinks()["many/n5.md"], { "many/n6.md": 1 });
+});
+
 test("a setFiles that a later one overtook does not take over", async () => {
   const { paths, texts } = manyNotes(5000);
   const metadata = new NodeMetadata();
