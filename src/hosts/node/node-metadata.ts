@@ -327,8 +327,8 @@ export class NodeMetadata implements MetadataPort {
     if (known) return known;
     const linkpaths = this.notes.get(path)?.linkpaths ?? [];
     if (linkpaths.length === 0) return NO_LINKS;
-    const resolved: Record<string, number> = {};
-    const unresolved: Record<string, number> = {};
+    const resolved = linkCounts();
+    const unresolved = linkCounts();
     let resolvedAny = false;
     let unresolvedAny = false;
     for (const linkpath of linkpaths) {
@@ -367,4 +367,14 @@ export class NodeMetadata implements MetadataPort {
 
 function comparePaths(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * An empty object for a note's link counts, kept as a hash table from the start. Keyed by note paths,
+ * plain objects each took a hidden class of their own, with transition trees around them: at 20,000
+ * notes resolving every link made 30 MB of garbage that outlived the young generation, and took 60 %
+ * longer. An ordinary object to its readers (its prototype is Object.prototype).
+ */
+function linkCounts(): Record<string, number> {
+  return Object.setPrototypeOf(Object.create(null), Object.prototype) as Record<string, number>;
 }

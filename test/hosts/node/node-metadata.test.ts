@@ -224,6 +224,20 @@ test("prepareLinks builds the link maps too, between pauses, and an edit meanwhi
   assert.deepEqual(edited.resolvedLinks()["many/n5.md"], { "many/n6.md": 1 });
 });
 
+test("a note's link counts read as ordinary objects, in the order the links were first met", async () => {
+  const metadata = await edgeMetadata();
+  metadata.update("README.md", "[[wiki/index]] [[Attachments/diagram.png]] [[missing]] [[wiki/index]] [[gone]]");
+  const resolved = metadata.resolvedLinks()["README.md"]!;
+  const unresolved = metadata.unresolvedLinks()["README.md"]!;
+  assert.equal(Object.getPrototypeOf(resolved), Object.prototype);
+  assert.equal(Object.getPrototypeOf(unresolved), Object.prototype);
+  assert.ok("hasOwnProperty" in resolved, "it inherits what an object literal does");
+  assert.deepEqual(Object.entries(resolved), [[INDEX, 2], ["Attachments/diagram.png", 1]]);
+  assert.deepEqual(Object.keys(unresolved), ["missing", "gone"]);
+  assert.equal(JSON.stringify(unresolved), '{"missing":1,"gone":1}');
+  assert.ok(Object.isFrozen(resolved));
+});
+
 test("a setFiles that a later one overtook does not take over", async () => {
   const { paths, texts } = manyNotes(5000);
   const metadata = new NodeMetadata();
