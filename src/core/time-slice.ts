@@ -6,6 +6,9 @@ import type { Yielder } from "./ports";
 /** A stretch of synchronous work this long is cut, so that together with one step it stays far below 100 ms. */
 export const SLICE_BUDGET_MS = 8;
 
+/** A pause that keeps the event loop: the default where nothing else runs meanwhile. */
+export const noPause = async (): Promise<void> => undefined;
+
 /** The longest a slice waits for reads a caller is waiting on, so that steady traffic cannot starve it. */
 export const FOREGROUND_WAIT_MS = 50;
 

@@ -93,3 +93,8 @@ export function joinPath(a: string, b: string): string {
   if (tail === "") return head;
   return `${head}/${tail}`;
 }
+
+/** Code-unit order, the same on every machine (localeCompare is not). */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

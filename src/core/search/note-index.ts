@@ -17,6 +17,7 @@ import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
 import { QueryEvaluator, matchedTerm, realTerm, type DocumentTable, type Evaluation } from "./evaluator";
 import { SnapshotError } from "./snapshot";
 import { tokenize, wordSequence } from "./tokenizer";
+import { comparePaths } from "../notes/paths";
 
 export { FIELD_BOOSTS, FIELD_COUNT, type IndexDoc } from "./index-builder";
 
@@ -805,9 +806,6 @@ function toPhraseCheck(words: string[]): PhraseCheck {
   return { words, candidates: phraseCandidateTerms(words), pairs: phrasePairHashes(words) };
 }
 
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function basename(path: string): string {
   const name = path.slice(path.lastIndexOf("/") + 1);

@@ -1,5 +1,6 @@
 // Startup reconciliation (SPEC §7): a note whose mtime and size both match the manifest is trusted
 // unchanged and costs nothing; only the rest is read and re-indexed.
+import { comparePaths } from "../notes/paths";
 
 export interface FileSignature {
   mtime: number;
@@ -32,6 +33,3 @@ export function planReconcile(
   return plan;
 }
 
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -8,6 +8,8 @@
 // that many bytes. Sections let a reader decode a large file piece by piece, giving the event loop
 // back in between, instead of parsing one giant JSON text.
 
+import { noPause } from "../time-slice";
+
 export const SNAPSHOT_MAGIC = "SBMCP-IDX";
 export const SNAPSHOT_FORMAT_VERSION = 2;
 export const SNAPSHOT_HEADER_BYTES = 20;
@@ -152,7 +154,7 @@ export class SnapshotSectionReader {
    * `first`: the file's first bytes (at least its header). `pause` comes between the pieces of a long
    * checksum: the kept part of a 50,000-note base took 50 ms in one piece.
    */
-  constructor(read: ReadRange, first: Uint8Array, keptFrom: number, pause: () => Promise<void> = async () => undefined) {
+  constructor(read: ReadRange, first: Uint8Array, keptFrom: number, pause: () => Promise<void> = noPause) {
     this.read = read;
     this.keptFrom = keptFrom;
     this.pause = pause;

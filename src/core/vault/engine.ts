@@ -4,7 +4,7 @@ import { ToolError } from "../errors";
 import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
-import { resolveVaultPath, extname } from "../notes/paths";
+import { comparePaths, resolveVaultPath, extname } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { FactsTable } from "./stored-facts";
 import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
@@ -631,9 +631,6 @@ export class Engine implements VaultEngine {
 
 const EMPTY_INCOMING: ReadonlyMap<string, number> = new Map();
 
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 function reverseLinks(resolved: LinkMap): Map<string, Map<string, number>> {
   const reverse = new Map<string, Map<string, number>>();

@@ -10,6 +10,7 @@
 // loop for long), term parts (JSON), list ranges (u32 per term and field: the list's length in bytes,
 // 0 for none), then what the index keeps views of: phrase filters, postings. Journal sections: header,
 // rows, removed paths, phrase filters, metadata, term vectors.
+import { noPause } from "../time-slice";
 import type { FactsRecord } from "./stored-facts";
 import { FIELD_COUNT, NOTE_INDEX_VERSION, type DocVector } from "../search/note-index";
 import {
@@ -33,7 +34,6 @@ export const OBSOLETE_KEY = /^index(-[0-9a-f]{2})?$/;
 const ROWS_PER_PART = 512;
 /** Term vectors of a journal encoded between two pauses. */
 const VECTORS_PER_PART = 128;
-const noPause = async (): Promise<void> => undefined;
 const TERMS_PER_PART = 16_384;
 
 /** One file of the vault as a snapshot stores it; `lengths` only for notes with postings. */

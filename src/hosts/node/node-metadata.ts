@@ -4,7 +4,7 @@
 // or deleted file only the notes whose links could name it.
 import type { CachedMetadata } from "../../core/notes/metadata";
 import { decodeMetadata, encodeMetadata } from "../../core/notes/metadata-codec";
-import { basename, extname } from "../../core/notes/paths";
+import { basename, comparePaths, extname } from "../../core/notes/paths";
 import { parseNote, stripBom } from "../../core/notes/structure";
 import type { LinkMap, MetadataPort, PackedMetadata, StoredMetadata } from "../../core/ports";
 import { sortInSlices } from "../../core/time-slice";
@@ -365,9 +365,6 @@ export class NodeMetadata implements MetadataPort {
   }
 }
 
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /**
  * An empty object for a note's link counts, kept as a hash table from the start. Keyed by note paths,
