@@ -301,20 +301,18 @@ export class NodeMetadata implements MetadataPort {
     this.forgetNotesNamingChangedFiles();
     const dropped = this.mapsDropped;
     const notePaths = this.notePaths ?? (await sortInSlices(this.resolver.allFiles().filter(isNotePath), comparePaths, pause));
-    const resolved: Record<string, Readonly<Record<string, number>>> = {};
-    const unresolved: Record<string, Readonly<Record<string, number>>> = {};
-    for (let at = 0; at < notePaths.length; at++) {
-      if (at % LINKS_PER_STEP === LINKS_PER_STEP - 1) {
-        await pause();
-        if (this.mapsDropped !== dropped) return;
+    const steps = this.mapSteps(notePaths);
+    for (;;) {
+      const step = steps.next();
+      // Dropped meanwhile, or built by a resolvedLinks() that could not wait: nothing to keep.
+      if (this.mapsDropped !== dropped || this.maps) return;
+      if (step.done) {
+        this.notePaths = notePaths;
+        this.maps = step.value;
+        return;
       }
-      const links = this.linksOf(notePaths[at]!);
-      resolved[notePaths[at]!] = links.resolved;
-      unresolved[notePaths[at]!] = links.unresolved;
+      await pause();
     }
-    if (this.mapsDropped !== dropped || this.maps) return;
-    this.notePaths = notePaths;
-    this.maps = { resolved: Object.freeze(resolved), unresolved: Object.freeze(unresolved) };
   }
 
   private dropMaps(): void {
@@ -353,15 +351,24 @@ export class NodeMetadata implements MetadataPort {
     if (this.maps) return this.maps;
     this.forgetNotesNamingChangedFiles();
     this.notePaths ??= this.resolver.allFiles().filter(isNotePath).sort(comparePaths);
+    const steps = this.mapSteps(this.notePaths);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return (this.maps = step.value);
+    }
+  }
+
+  /** The link maps of the notes, built in steps of LINKS_PER_STEP notes: run through, or with pauses. */
+  private *mapSteps(notePaths: readonly string[]): Generator<void, LinkMaps, void> {
     const resolved: Record<string, Readonly<Record<string, number>>> = {};
     const unresolved: Record<string, Readonly<Record<string, number>>> = {};
-    for (const path of this.notePaths) {
-      const links = this.linksOf(path);
-      resolved[path] = links.resolved;
-      unresolved[path] = links.unresolved;
+    for (let at = 0; at < notePaths.length; at++) {
+      const links = this.linksOf(notePaths[at]!);
+      resolved[notePaths[at]!] = links.resolved;
+      unresolved[notePaths[at]!] = links.unresolved;
+      if (at % LINKS_PER_STEP === LINKS_PER_STEP - 1) yield;
     }
-    this.maps = { resolved: Object.freeze(resolved), unresolved: Object.freeze(unresolved) };
-    return this.maps;
+    return { resolved: Object.freeze(resolved), unresolved: Object.freeze(unresolved) };
   }
 }
 
