@@ -591,15 +591,13 @@ export class Engine implements VaultEngine {
   }
 
   async read(input: string, options: { note?: boolean } = {}): Promise<ReadFile> {
-    return this.foreground.run(async () => {
-      const { path, stat } = await this.resolve(input, options);
-      if (!stat) throw notFound(path, this.name, options.note === true);
-      const bytes = await this.options.vault.readBytes(path);
-      const content_hash = contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
-      const result: ReadFile = { path, bytes, content_hash, stat };
-      if (bytes.byteLength <= TEXT_LIMIT_BYTES) result.text = decoder.decode(bytes);
-      return result;
-    });
+    const { path, stat } = await this.resolve(input, options);
+    if (!stat) throw notFound(path, this.name, options.note === true);
+    const bytes = await this.foreground.run(() => this.options.vault.readBytes(path));
+    const content_hash = contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
+    const result: ReadFile = { path, bytes, content_hash, stat };
+    if (bytes.byteLength <= TEXT_LIMIT_BYTES) result.text = decoder.decode(bytes);
+    return result;
   }
 
   async bodyText(path: string): Promise<string | null> {
