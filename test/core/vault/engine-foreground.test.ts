@@ -67,30 +67,28 @@ test("a reconcile ends after a handful of yields when no read is waiting", async
   await reconciled;
 });
 
-test("sliced work lets a tool's read finish before it goes on", async () => {
+/** Holds the engine's read of a note while `readNote` runs, and checks that a reconcile waited for it. */
+async function reconcileWaitsFor<T>(readNote: (engine: Engine, note: string) => Promise<T>): Promise<{ note: string; value: T }> {
   const vault = tempVault(EDGE_VAULT);
   vaults.push(vault);
   const { engine, held, yields } = await startedEngine(vault);
   const note = engine.files().find((file) => file.isNote)!.path;
   held.held = note;
-  const read = engine.read(note, { note: true });
+  const read = readNote(engine, note);
   const { done, reconciled } = await reconcileBeside(engine, yields);
   assert.equal(done, false, "the reconcile waited for the read");
   held.release();
-  assert.equal((await read).path, note);
+  const value = await read;
   await reconciled;
+  return { note, value };
+}
+
+test("sliced work lets a tool's read finish before it goes on", async () => {
+  const { note, value: file } = await reconcileWaitsFor((engine, path) => engine.read(path, { note: true }));
+  assert.equal(file.path, note);
 });
 
 test("a phrase checked on a note's text counts as a tool's read too", async () => {
-  const vault = tempVault(EDGE_VAULT);
-  vaults.push(vault);
-  const { engine, held, yields } = await startedEngine(vault);
-  const note = engine.files().find((file) => file.isNote)!.path;
-  held.held = note;
-  const text = engine.bodyText(note);
-  const { done, reconciled } = await reconcileBeside(engine, yields);
-  assert.equal(done, false, "the reconcile waited for the read");
-  held.release();
-  assert.equal(typeof (await text), "string");
-  await reconciled;
+  const { value: text } = await reconcileWaitsFor((engine, path) => engine.bodyText(path));
+  assert.equal(typeof text, "string");
 });
