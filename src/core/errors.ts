@@ -51,3 +51,25 @@ export class ToolError extends Error {
 export function isToolError(value: unknown): value is ToolError {
   return value instanceof ToolError;
 }
+
+/** Where a full disk was met: the vault's device, or the device of the server's own data folder. */
+export type SpaceLocation = "vault" | "data folder";
+
+/** A full disk: ENOSPC, or EDQUOT (a quota is full for whoever hits it). */
+export function isNoSpace(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === "ENOSPC" || code === "EDQUOT";
+}
+
+export function noSpaceText(where: SpaceLocation): string {
+  return `no space left on the device that holds the ${where}`;
+}
+
+/** For a write that failed on a full disk before anything of it took effect. */
+export function noSpaceError(where: SpaceLocation): ToolError {
+  return new ToolError("internal", `No space left on the device that holds the ${where}; nothing was written. Free some space there (or ask the user to), then call again.`, {
+    state: "not_applied",
+    retry: "inspect_state",
+    details: { cause: "no_space" },
+  });
+}

@@ -3,8 +3,8 @@
 // `.obsidian`, `.gitignore`, the trash — is refused loudly, so no code path inside the library can
 // read or change the user's repository, whatever it decides to probe.
 
-/** The subset of `fs.promises` the history needs; the host injects it (Node: `node:fs/promises`). */
-export interface HistoryFs {
+/** The subset of `fs.promises` isomorphic-git calls. */
+export interface GitFs {
   readFile(path: string, options?: unknown): Promise<Uint8Array | string>;
   writeFile(path: string, data: Uint8Array | string, options?: unknown): Promise<void>;
   unlink(path: string): Promise<void>;
@@ -19,6 +19,18 @@ export interface HistoryFs {
   chmod(path: string, mode: number): Promise<void>;
 }
 
+/** What the history needs of `fs.promises`; the host injects it (Node: `node:fs/promises`). */
+export interface HistoryFs extends GitFs {
+  rename(from: string, to: string): Promise<void>;
+  open(path: string, flags: string): Promise<HistoryFileHandle>;
+}
+
+export interface HistoryFileHandle {
+  writeFile(data: Uint8Array | string, options?: unknown): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface HistoryStat {
   isFile(): boolean;
   isDirectory(): boolean;
@@ -29,7 +41,7 @@ export interface HistoryStat {
 
 /** The shape isomorphic-git takes (`PromiseFsClient`); `promises` must be an enumerable own property. */
 export interface FencedFsClient {
-  promises: HistoryFs;
+  promises: GitFs;
 }
 
 export class FenceError extends Error {
@@ -71,7 +83,7 @@ export interface Fence {
   readonly refusals: number;
 }
 
-export function fenceFs(fs: HistoryFs, roots: { dir: string; gitdir: string }): Fence {
+export function fenceFs(fs: GitFs, roots: { dir: string; gitdir: string }): Fence {
   const gitdir = normalizeFsPath(roots.gitdir);
   const dir = normalizeFsPath(roots.dir);
   let refusals = 0;
@@ -83,7 +95,7 @@ export function fenceFs(fs: HistoryFs, roots: { dir: string; gitdir: string }): 
     refusals += 1;
     throw new FenceError(operation, raw);
   };
-  const promises: HistoryFs = {
+  const promises: GitFs = {
     readFile: async (path, options) => fs.readFile(check("read", path, "read"), options),
     writeFile: async (path, data, options) => fs.writeFile(check("write", path, "write"), data, options),
     unlink: async (path) => fs.unlink(check("remove", path, "write")),

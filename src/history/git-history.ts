@@ -19,9 +19,10 @@ import {
   type ReadCommitResult,
   type TreeEntry,
 } from "isomorphic-git";
-import { ToolError } from "../core/errors";
+import { isNoSpace, noSpaceText, ToolError } from "../core/errors";
 import type { Clock, HistoryEntry, HistoryMeta, HistoryPort, Logger } from "../core/ports";
 import { WriteLock } from "../core/write/lock";
+import { durableFs, type DurableFs } from "./durable-fs";
 import { fenceFs, hasHiddenSegment, normalizeFsPath, relativeTo, type Fence, type FencedFsClient, type HistoryFs } from "./fenced-fs";
 import { commitMessage, parseMessage } from "./message";
 
@@ -121,6 +122,7 @@ export class UnavailableHistory implements HistoryPort {
 export class GitHistory implements HistoryPort {
   private readonly options: GitHistoryOptions;
   private readonly fence: Fence;
+  private readonly durable: DurableFs;
   private readonly fs: FencedFsClient;
   private readonly gitdir: string;
   private readonly branchRef = `refs/heads/${DEFAULT_BRANCH}`;
@@ -136,7 +138,10 @@ export class GitHistory implements HistoryPort {
   private constructor(options: GitHistoryOptions) {
     this.options = options;
     this.gitdir = options.gitdir;
-    this.fence = fenceFs(options.fs, { dir: options.dir, gitdir: options.gitdir });
+    this.durable = durableFs(options.fs, options.gitdir, {
+      onDamaged: (path) => options.logger.log({ level: "warn", event: "history_object_damaged", vault: options.vault, path, action: "written again" }),
+    });
+    this.fence = fenceFs(this.durable.fs, { dir: options.dir, gitdir: options.gitdir });
     this.fs = this.fence.client;
   }
 
@@ -165,6 +170,8 @@ export class GitHistory implements HistoryPort {
     } else if (stat.isSymbolicLink() || !stat.isDirectory()) {
       throw new Error(`the history folder ${this.gitdir} is not a folder`);
     }
+    const removed = await this.durable.removeTemps();
+    if (removed > 0) this.options.logger.log({ level: "info", event: "history_temp_files_removed", vault: this.options.vault, count: removed });
     const hasHead = await raw.stat(joinPath(this.gitdir, "HEAD")).then(
       () => true,
       () => false,
@@ -225,17 +232,30 @@ export class GitHistory implements HistoryPort {
     }
   }
 
+  /** A full disk in words (the device of the vault or of the data folder); other errors as they are. */
+  private explain(error: unknown): unknown {
+    if (!isNoSpace(error)) return error;
+    const where = relativeTo(normalizeFsPath(this.options.dir), normalizeFsPath(this.gitdir)) === null ? "data folder" : "vault";
+    return new ToolError("internal", `${noSpaceText(where)}; the history was left as it was`, { state: "not_applied", details: { cause: "no_space" } });
+  }
+
   commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null> {
     const work = this.queue.run(async () => {
       if (this.closed) throw new Error("the history is closed");
       await this.assertGitdir();
       const changes: Change[] = [];
-      for (const path of new Set(paths)) {
-        const segments = vaultSegments(path);
-        if (segments) changes.push(await this.changeFor(path, segments));
+      let started = 0;
+      let id: string | null;
+      try {
+        for (const path of new Set(paths)) {
+          const segments = vaultSegments(path);
+          if (segments) changes.push(await this.changeFor(path, segments));
+        }
+        started = this.options.clock.now();
+        id = await this.commitChanges(changes, commitMessage(message, meta));
+      } catch (error) {
+        throw this.explain(error);
       }
-      const started = this.options.clock.now();
-      const id = await this.commitChanges(changes, commitMessage(message, meta));
       if (id) {
         this.options.logger.log({
           level: "debug",
@@ -387,7 +407,7 @@ export class GitHistory implements HistoryPort {
       });
       if (id) this.schedulePush();
     } catch (error) {
-      this.options.logger.log({ level: "warn", event: "history_baseline_failed", vault: this.options.vault, reason: messageOf(error) });
+      this.options.logger.log({ level: "warn", event: "history_baseline_failed", vault: this.options.vault, reason: messageOf(this.explain(error)) });
     }
   }
 
