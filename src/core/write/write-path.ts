@@ -207,6 +207,20 @@ export class WritePath {
     throw new ToolError("internal", `Could not find a free trash name for "${path}"; nothing was written. Try again.`, { retry: "inspect_state" });
   }
 
+  /**
+   * True for a writer's refusal that left the file untouched (a full disk before the rename); the trash
+   * copy made for it is removed, since nothing replaced the bytes it holds.
+   */
+  private async notApplied(error: unknown, trash: string | undefined): Promise<boolean> {
+    if (!(error instanceof ToolError) || error.state !== "not_applied") return false;
+    if (trash !== undefined) {
+      await this.options.writer.removeHidden(trash).catch((reason: unknown) => {
+        this.options.logger.log({ level: "warn", event: "trash_copy_not_removed", vault: this.options.vault, path: trash, reason: reason instanceof Error ? reason.message : String(reason) });
+      });
+    }
+    return true;
+  }
+
   private async finish(op: WriteOperation, paths: string[], warnings: string[]): Promise<void> {
     try {
       await this.options.afterWrite(paths);
@@ -281,6 +295,7 @@ export class WritePath {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
       } catch (error) {
         if (error instanceof ToolError && error.code === "conflict") throw error;
+        if (await this.notApplied(error, result.trash)) throw error;
         throw new ToolError(
           "internal",
           `Writing "${op.path}" failed (${error instanceof Error ? error.message : String(error)}); the note may or may not have changed. Read it with note_read before trying again.`,
@@ -393,6 +408,7 @@ export class WritePath {
         await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
       } catch (error) {
         if (error instanceof ToolError && error.code === "conflict") throw error;
+        if (await this.notApplied(error, result.trash)) throw error;
         throw new ToolError("internal", `Writing "${op.path}" failed; check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
       }
       await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings);

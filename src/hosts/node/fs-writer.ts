@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { ToolError } from "../../core/errors";
+import { isNoSpace, noSpaceError, ToolError } from "../../core/errors";
 import { contentHash, sameHash } from "../../core/notes/hash";
 import type { FileStat, Hasher, WritePort } from "../../core/ports";
 import { TEMP_FILE_PREFIX, isMissing, type FsVault } from "./fs-vault";
@@ -50,21 +50,27 @@ export class FsWriter implements WritePort {
 
   private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
     const dir = path.dirname(absolute);
-    await fs.mkdir(dir, { recursive: true });
     const temp = path.join(dir, `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}-${path.basename(absolute)}`);
-    const handle = await fs.open(temp, "wx");
     try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await beforeRename();
-      await fs.rename(temp, absolute);
+      await fs.mkdir(dir, { recursive: true });
+      const handle = await fs.open(temp, "wx");
+      try {
+        try {
+          await handle.writeFile(bytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await beforeRename();
+        await fs.rename(temp, absolute);
+      } catch (error) {
+        // Whatever failed (a full disk mid-write, a conflict), the temp goes now, not at the next start.
+        await fs.rm(temp, { force: true });
+        throw error;
+      }
     } catch (error) {
-      await fs.rm(temp, { force: true });
-      throw error;
+      // Up to the rename nothing of the write took effect.
+      throw isNoSpace(error) ? noSpaceError("vault") : error;
     }
     await syncDirectory(dir);
   }
@@ -110,9 +116,11 @@ export class FsWriter implements WritePort {
 
   async writeHidden(relative: string, bytes: Uint8Array): Promise<boolean> {
     const absolute = this.vault.absolute(relative);
-    await fs.mkdir(path.dirname(absolute), { recursive: true });
+    let created = false;
     try {
+      await fs.mkdir(path.dirname(absolute), { recursive: true });
       const handle = await fs.open(absolute, "wx");
+      created = true;
       try {
         await handle.writeFile(bytes);
         await handle.sync();
@@ -121,8 +129,10 @@ export class FsWriter implements WritePort {
       }
       return true;
     } catch (error) {
-      if ((error as { code?: string }).code === "EEXIST") return false;
-      throw error;
+      if (!created && (error as { code?: string }).code === "EEXIST") return false;
+      // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
+      if (created) await fs.rm(absolute, { force: true });
+      throw isNoSpace(error) ? noSpaceError("vault") : error;
     }
   }
 

@@ -2,6 +2,7 @@
 // either the old snapshot or the new one, never half of one.
 import { closeSync, openSync, promises as fs, readSync } from "node:fs";
 import path from "node:path";
+import { isNoSpace, noSpaceText } from "../../core/errors";
 import type { IndexStore, PinnedFile } from "../../core/ports";
 
 const SUFFIX = ".snapshot";
@@ -95,15 +96,21 @@ export class FileIndexStore implements IndexStore {
     const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
     const handle = await fs.open(temp, "w");
     try {
-      const parts = data instanceof Uint8Array ? [data] : data;
-      // A base comes in tens of thousands of small parts (a filter or packed note each): written in
-      // batches, never joined into one file-sized buffer.
-      for (let at = 0; at < parts.length; at += WRITE_BATCH) await handle.writev(parts.slice(at, at + WRITE_BATCH));
-      await handle.sync();
-    } finally {
-      await handle.close();
+      try {
+        const parts = data instanceof Uint8Array ? [data] : data;
+        // A base comes in tens of thousands of small parts (a filter or packed note each): written in
+        // batches, never joined into one file-sized buffer.
+        for (let at = 0; at < parts.length; at += WRITE_BATCH) await handle.writev(parts.slice(at, at + WRITE_BATCH));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, target);
+    } catch (error) {
+      // A full disk stops the write partway: the part written is of no use to anyone.
+      await fs.rm(temp, { force: true });
+      throw isNoSpace(error) ? new Error(`${noSpaceText("data folder")}; the previous index snapshot was kept`) : error;
     }
-    await fs.rename(temp, target);
   }
 
   async remove(key: string): Promise<void> {

@@ -3,7 +3,7 @@
 // between the write path's check and the write. Trash copies are the server's own hidden files and
 // go through the adapter, as the Vault API does not reach dot-folders.
 import { TFile, normalizePath, type App } from "obsidian";
-import { ToolError } from "../../core/errors";
+import { isNoSpace, noSpaceError, ToolError } from "../../core/errors";
 import { contentHash, sameHash } from "../../core/notes/hash";
 import type { FileStat, Hasher, WritePort } from "../../core/ports";
 import type { MetadataWaiter } from "./metadata-waiter";
@@ -163,7 +163,13 @@ export class ObsidianWriter implements WritePort {
     const adapter = this.app.vault.adapter;
     if (await adapter.exists(path)) return false;
     await this.ensureHiddenFolder(parentOf(path));
-    await adapter.writeBinary(path, toArrayBuffer(bytes));
+    try {
+      await adapter.writeBinary(path, toArrayBuffer(bytes));
+    } catch (error) {
+      // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
+      await adapter.remove(path).catch(() => undefined);
+      throw isNoSpace(error) ? noSpaceError("vault") : error;
+    }
     return true;
   }
 
