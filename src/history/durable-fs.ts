@@ -10,8 +10,8 @@ import { normalizeFsPath, relativeTo, type GitFs, type HistoryFs } from "./fence
 const LOOSE_OBJECT = /^objects\/([0-9a-f]{2})\/([0-9a-f]{38})$/;
 const OBJECT_FOLDER = /^objects\/[0-9a-f]{2}$/;
 /** git's own prefix for an object being written: `git fsck` passes over such files. */
-export const OBJECT_TEMP_PREFIX = "tmp_obj_";
-/** Any other file's temp, `<name>.<random>.lock`: git never takes a `.lock` file for a ref. */
+const OBJECT_TEMP_PREFIX = "tmp_obj_";
+/** Any other file's temp, `<name>.sb<random>.lock`: git never takes a `.lock` file for a ref. */
 const FILE_TEMP = /\.sb[0-9a-z]+\.lock$/;
 /** Objects known to be whole, so each is checked at most once; cleared when it grows past this. */
 const VERIFIED_MAX = 100_000;
