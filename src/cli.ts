@@ -144,6 +144,10 @@ async function serve(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
   const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
+  if (args.stdio) {
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false });
+    return;
+  }
   let users: UserRecord[];
   let shownToken: string | null = null;
   if (config && config.users.length > 0) {
@@ -152,10 +156,6 @@ async function serve(args: CliArgs): Promise<void> {
     const token = defaultToken(process.env);
     users = [defaultUser(token.token)];
     if (token.generated) shownToken = token.token;
-  }
-  if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false });
-    return;
   }
   const host = args.host ?? config?.server.host ?? DEFAULT_HOST;
   if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
