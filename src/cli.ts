@@ -243,6 +243,8 @@ async function reindex(args: CliArgs): Promise<void> {
 async function validate(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
+  // The token serve would refuse is refused here too; a config file's users make it unused.
+  if (!config || config.users.length === 0) defaultToken(process.env);
   const resolved = {
     version: VERSION,
     vaults: args.vaults,
