@@ -1,5 +1,6 @@
 // The headless command line (SPEC §13): serve a vault folder over MCP, rebuild its index, or show
 // the resolved configuration.
+import { describeFailure } from "./core/errors";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
@@ -199,7 +200,7 @@ async function serve(args: CliArgs): Promise<void> {
         logger.log({ level: "info", event: "config_reloaded", users: fresh.users.length });
       })
       .catch((error: unknown) => {
-        logger.log({ level: "warn", event: "config_reload_failed", reason: error instanceof Error ? error.message : String(error) });
+        logger.log({ level: "warn", event: "config_reload_failed", reason: describeFailure(error) });
       });
   });
   await started;
