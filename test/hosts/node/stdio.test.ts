@@ -2,7 +2,7 @@
 // process exits promptly and cleanly when its input ends or on SIGTERM/SIGINT.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { initialize, startStdioCli, type StdioCli } from "../../support/stdio";
 import { EDGE_VAULT, tempVault, type TempVault } from "../../support/vaults";
@@ -28,21 +28,6 @@ function putLineOf(id: number, bytes: number): { line: string; decoded: number; 
     return { line: putLine(id, file, "A".repeat(payload)), decoded: Math.floor((payload * 3) / 4), file };
   }
   throw new Error("unreachable: two path lengths cover every remainder");
-}
-
-/** Files under the data folder, to see that the index was saved. */
-function snapshotFiles(dataDir: string): string[] {
-  if (!existsSync(dataDir)) return [];
-  const out: string[] = [];
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else out.push(path.relative(dataDir, full));
-    }
-  };
-  walk(dataDir);
-  return out;
 }
 
 function noteRead(id: number): Record<string, unknown> {
@@ -92,6 +77,8 @@ test("serve --stdio exits within 2 s once stdin closes, after answering what it 
   const cli = await started(vault);
   try {
     await initialize(cli);
+    const created = await cli.request(1, "tools/call", { name: "note_create", arguments: { path: "inbox/from-stdio.md", content: "Written over stdio.\n" } });
+    assert.notEqual((created.result as { isError?: boolean }).isError, true, JSON.stringify(created.result));
     // Like `printf '…' | secondbrain-mcp serve --stdio`: the last request and the end of input at once.
     cli.child.stdin.end(JSON.stringify(noteRead(2)) + "\n");
     const closedAt = Date.now();
@@ -99,8 +86,20 @@ test("serve --stdio exits within 2 s once stdin closes, after answering what it 
     assert.ok(Date.now() - closedAt <= EXIT_DEADLINE_MS);
     assert.deepEqual(exit, { code: 0, signal: null });
     assert.ok(cli.messages.some((message) => message.id === 2 && message.result), "the request sent before the end was answered");
-    assert.ok(snapshotFiles(vault.dataDir).length > 0, "the index was saved");
     assert.doesNotMatch(cli.stderr(), /RangeError|Maximum call stack/);
+
+    // The index saved at the exit already holds the new note: the next start finds nothing added.
+    const again = await startStdioCli(["--vault", `edge=${vault.dir}`, "--data", vault.dataDir, "--no-history"]);
+    try {
+      again.child.stdin.end();
+      await again.waitForLog(/"event":"index_reconciled"/);
+      const reconciled = JSON.parse(again.stderr().split("\n").find((line) => line.includes('"index_reconciled"'))!) as { added: number; unchanged: number };
+      assert.equal(reconciled.added, 0, "the note written before the exit is in the saved index");
+      assert.equal(reconciled.unchanged, 22);
+      await again.exited(10_000);
+    } finally {
+      again.kill();
+    }
   } finally {
     cli.kill();
     vault.cleanup();
