@@ -63,7 +63,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  transport.onclose = () => stop("stdin closed");
+  transport.onclose = () => stop("the client closed stdin or stdout");
 
   started = (async () => {
     for (const host of hosts) await host.start();
