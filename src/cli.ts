@@ -1,5 +1,6 @@
 // The headless command line (SPEC §13): serve a vault folder over MCP, rebuild its index, or show
 // the resolved configuration.
+import { describeFailure } from "./core/errors";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
@@ -144,6 +145,10 @@ async function serve(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
   const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
+  if (args.stdio) {
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false });
+    return;
+  }
   let users: UserRecord[];
   let shownToken: string | null = null;
   if (config && config.users.length > 0) {
@@ -152,10 +157,6 @@ async function serve(args: CliArgs): Promise<void> {
     const token = defaultToken(process.env);
     users = [defaultUser(token.token)];
     if (token.generated) shownToken = token.token;
-  }
-  if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false });
-    return;
   }
   const host = args.host ?? config?.server.host ?? DEFAULT_HOST;
   if (!["127.0.0.1", "localhost", "::1"].includes(host)) {
@@ -199,7 +200,7 @@ async function serve(args: CliArgs): Promise<void> {
         logger.log({ level: "info", event: "config_reloaded", users: fresh.users.length });
       })
       .catch((error: unknown) => {
-        logger.log({ level: "warn", event: "config_reload_failed", reason: error instanceof Error ? error.message : String(error) });
+        logger.log({ level: "warn", event: "config_reload_failed", reason: describeFailure(error) });
       });
   });
   await started;
@@ -243,6 +244,8 @@ async function reindex(args: CliArgs): Promise<void> {
 async function validate(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
+  // The token serve would refuse is refused here too; a config file's users make it unused.
+  if (!config || config.users.length === 0) defaultToken(process.env);
   const resolved = {
     version: VERSION,
     vaults: args.vaults,

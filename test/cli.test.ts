@@ -82,3 +82,26 @@ test("serve prints the endpoint, a generated token once and a Claude Code line",
     vault.cleanup();
   }
 });
+
+test("serve refuses a weak token at start, from SECONDBRAIN_TOKEN or the config file, and never prints it", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    for (const weak of ["a", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"]) {
+      const result = await cli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: weak });
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /SECONDBRAIN_TOKEN: must be at least 24 characters long with at least 8 different characters/);
+      assert.match(result.stderr, /openssl rand -hex 32/);
+      if (weak.length > 1) assert.ok(!result.stderr.includes(weak) && !result.stdout.includes(weak));
+      const validated = await cli(["validate", "--vault", vault.dir], { SECONDBRAIN_TOKEN: weak });
+      assert.equal(validated.code, 2, "validate refuses what serve would refuse");
+    }
+    const config = path.join(vault.dataDir, "..", "weak.yaml");
+    writeFileSync(config, 'users:\n  - name: alice\n    tokens: ["aaaaaaaaaaaaaaaa"]\n');
+    const fromFile = await cli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config]);
+    assert.equal(fromFile.code, 2);
+    assert.match(fromFile.stderr, /weak\.yaml:3: users\[0\]\.tokens\[0\] must be at least 24 characters.*openssl rand -hex 32/);
+    assert.ok(!fromFile.stderr.includes("aaaaaaaaaaaaaaaa"));
+  } finally {
+    vault.cleanup();
+  }
+});

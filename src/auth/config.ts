@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { VAULT_NAME } from "../core/vault/directory";
-import { generateToken, hashToken, isTokenHash } from "./tokens";
+import { generateToken, hashToken, isTokenHash, weakTokenProblem } from "./tokens";
 import type { UserRecord } from "./users";
 
 export interface RateLimitSettings {
@@ -54,7 +54,7 @@ export class ConfigError extends Error {
   }
 }
 
-export const MIN_TOKEN_LENGTH = 16;
+export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
 const TOP_KEYS = ["users", "server", "limits", "audit", "history"] as const;
@@ -158,7 +158,8 @@ function readTokenHashes(reader: Reader, fields: Fields<(typeof USER_KEYS)[numbe
   return [
     ...plaintext.map((at) => {
       const token = reader.string(at);
-      if (token.length < MIN_TOKEN_LENGTH) reader.fail(at, `must be at least ${MIN_TOKEN_LENGTH} characters long`);
+      const weak = weakTokenProblem(token);
+      if (weak !== null) reader.fail(at, weak);
       return { hash: hashToken(token), at };
     }),
     ...hashed.map((at) => {
@@ -309,8 +310,11 @@ export interface DefaultToken {
   generated: boolean;
 }
 
-/** The default user's token: `SECONDBRAIN_TOKEN` when set, else a fresh one. */
+/** The default user's token: `SECONDBRAIN_TOKEN` when set (and strong enough), else a fresh one. */
 export function defaultToken(env: Readonly<Record<string, string | undefined>>): DefaultToken {
   const given = env[TOKEN_ENV]?.trim();
-  return given ? { token: given, generated: false } : { token: generateToken(), generated: true };
+  if (!given) return { token: generateToken(), generated: true };
+  const weak = weakTokenProblem(given);
+  if (weak !== null) throw new ConfigError(TOKEN_ENV, undefined, "", `${weak}, or unset ${TOKEN_ENV} to have one generated`);
+  return { token: given, generated: false };
 }

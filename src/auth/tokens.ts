@@ -5,6 +5,21 @@ export const TOKEN_PREFIX = "sbm_";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
+/** A bearer token guards every note: one anybody could guess or read over a shoulder is refused. */
+export const MIN_TOKEN_LENGTH = 24;
+export const MIN_TOKEN_DISTINCT = 8;
+export const TOKEN_ADVICE = "generate one with `openssl rand -hex 32`";
+
+/**
+ * Why a token someone chose is too weak to guard a vault, or null when it is strong enough. The
+ * answer never contains the token.
+ */
+export function weakTokenProblem(token: string): string | null {
+  const characters = [...token];
+  if (characters.length >= MIN_TOKEN_LENGTH && new Set(characters).size >= MIN_TOKEN_DISTINCT) return null;
+  return `must be at least ${MIN_TOKEN_LENGTH} characters long with at least ${MIN_TOKEN_DISTINCT} different characters (this one is too easy to guess); ${TOKEN_ADVICE}`;
+}
+
 export function generateToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString("base64url");
 }

@@ -73,3 +73,21 @@ export function noSpaceError(where: SpaceLocation): ToolError {
     details: { cause: "no_space" },
   });
 }
+
+// An absolute path (POSIX, Windows or a file: URL) where a relative path, a word or a URL cannot
+// start: after a letter, digit, dot, colon, slash or dash a `/` belongs to something else.
+const HOST_PATH = /\bfile:\/\/[^\s'"`()<>,;]*|(?<![\w.:/\\-])\/(?!\/)[^\s'"`()<>,;]+|\b[A-Za-z]:\\[^\s'"`()<>,;]*/g;
+
+/** `text` with every absolute path replaced by `…`: messages of the host's errors name its folders. */
+export function withoutHostPaths(text: string): string {
+  return text.replace(HOST_PATH, "…");
+}
+
+/**
+ * What a failure may say about itself in a tool error or a log line: a ToolError's own text (it names
+ * vault paths only); of any other error its message with the host's paths taken out.
+ */
+export function describeFailure(error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  return withoutHostPaths(error instanceof Error ? error.message : String(error));
+}

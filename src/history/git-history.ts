@@ -19,7 +19,7 @@ import {
   type ReadCommitResult,
   type TreeEntry,
 } from "isomorphic-git";
-import { isNoSpace, noSpaceText, ToolError } from "../core/errors";
+import { describeFailure, isNoSpace, noSpaceText, ToolError } from "../core/errors";
 import type { Clock, HistoryEntry, HistoryMeta, HistoryPort, Logger } from "../core/ports";
 import { WriteLock } from "../core/write/lock";
 import { durableFs, type DurableFs } from "./durable-fs";
@@ -67,10 +67,6 @@ type Change = { segments: string[]; oid: string | null; mode: string };
 
 function isCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function joinPath(root: string, relative: string): string {
@@ -407,7 +403,7 @@ export class GitHistory implements HistoryPort {
       });
       if (id) this.schedulePush();
     } catch (error) {
-      this.options.logger.log({ level: "warn", event: "history_baseline_failed", vault: this.options.vault, reason: messageOf(this.explain(error)) });
+      this.options.logger.log({ level: "warn", event: "history_baseline_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
     }
   }
 
@@ -537,7 +533,7 @@ export class GitHistory implements HistoryPort {
       if (!result.ok) throw new Error(result.error ?? "the remote refused the push");
       this.options.logger.log({ level: "info", event: "history_pushed", vault: this.options.vault, remote: url, duration_ms: this.options.clock.now() - started });
     } catch (error) {
-      const reason = redact(messageOf(error), settings.token);
+      const reason = redact(describeFailure(error), settings.token);
       this.options.logger.log({ level: "warn", event: "history_push_failed", vault: this.options.vault, remote: url, reason });
     }
   }

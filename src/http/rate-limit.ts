@@ -31,16 +31,22 @@ export class RateLimiter {
     this.refillPerMs = limit.perMinute / 60_000;
   }
 
-  take(key: string): RateVerdict {
+  /** Takes `cost` requests' worth at once, or nothing. A cost above the burst is never allowed. */
+  take(key: string, cost = 1): RateVerdict {
     const now = this.now();
     const bucket = this.refilled(this.buckets.get(key), now);
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
       this.store(key, bucket);
       return { allowed: true };
     }
     this.store(key, bucket);
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000)) };
+    const wanted = Math.min(cost, this.limit.burst);
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((wanted - bucket.tokens) / this.refillPerMs / 1000)) };
+  }
+
+  get burst(): number {
+    return this.limit.burst;
   }
 
   private refilled(bucket: Bucket | undefined, now: number): Bucket {

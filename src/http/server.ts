@@ -121,14 +121,14 @@ class RequestRouter {
   private async handleMcpRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const token = bearerToken(req.headers.authorization);
     const user = token === undefined ? null : this.options.authenticate(token);
+    // An unauthenticated caller counts against its address, so guessing tokens is rate limited too.
+    const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${req.socket.remoteAddress ?? ""}`;
     if (this.limiter) {
-      // An unauthenticated caller counts against its address, so guessing tokens is rate limited too.
-      const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${req.socket.remoteAddress ?? ""}`;
       const verdict = this.limiter.take(key);
       if (!verdict.allowed) return this.tooManyRequests(res, verdict.retryAfterSeconds);
     }
     if (!user) return this.unauthorized(req, res, token !== undefined);
-    if (req.method === "POST") return this.handlePost(req, res, user);
+    if (req.method === "POST") return this.handlePost(req, res, user, key);
     if (req.method === "DELETE") return sendEmpty(res, 204);
     sendMethodNotAllowed(res, MCP_METHODS);
   }
@@ -156,7 +156,7 @@ class RequestRouter {
     );
   }
 
-  private async handlePost(req: IncomingMessage, res: ServerResponse, user: UserInfo): Promise<void> {
+  private async handlePost(req: IncomingMessage, res: ServerResponse, user: UserInfo, rateKey: string): Promise<void> {
     const body = await readBody(req, this.bodyLimit);
     if (body.kind === "too_large") {
       const message = `Request body too large; the limit is ${this.bodyLimit} bytes.`;
@@ -165,6 +165,18 @@ class RequestRouter {
     const parsed = parseJson(body.text);
     if (parsed.kind === "invalid") {
       return sendJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, `Parse error: ${parsed.reason}`);
+    }
+    // A JSON-RPC batch (protocol versions before 2025-06-18) is as many calls as it holds messages;
+    // the request itself paid for the first.
+    if (this.limiter && Array.isArray(parsed.value) && parsed.value.length > 1) {
+      const calls = parsed.value.length;
+      if (calls > this.limiter.burst) {
+        const message = `Too many calls in one batch: ${calls}; the rate limit allows ${this.limiter.burst} at once. Send at most ${this.limiter.burst} messages per request.`;
+        this.options.logger.log({ level: "warn", event: "rate_limited", batch: calls });
+        return sendJsonRpcError(res, 429, JSONRPC_SERVER_ERROR, message);
+      }
+      const verdict = this.limiter.take(rateKey, calls - 1);
+      if (!verdict.allowed) return this.tooManyRequests(res, verdict.retryAfterSeconds);
     }
     await this.options.handleMcp(req, res, user, parsed.value);
   }

@@ -1,6 +1,7 @@
 // One JSON line per tool call (SPEC §11). Only the vault, the path and the dry-run flag are taken
-// from the arguments; every other argument may be note text, so at most its length is recorded,
-// and error messages have argument values masked before they are logged.
+// from the arguments; every other argument may be note text or a query, so at most its length is
+// recorded. A failure is logged as its code, the name of the argument at fault and the host's error
+// code (EACCES, …), never as its text: messages quote what the caller sent (SPEC §15).
 import type { ToolError } from "../core/errors";
 import type { Logger, LogLevel, LogRecord } from "../core/ports";
 import type { ToolResult } from "../tools/types";
@@ -8,6 +9,8 @@ import type { ToolResult } from "../tools/types";
 export interface ToolCallRecord {
   tool: string;
   user: string;
+  /** The tool's declared argument names (none for an unknown tool): the only names a line may carry. */
+  declared?: readonly string[];
   /** The arguments as parsed, or as sent when parsing failed. */
   args: unknown;
   result?: ToolResult;
@@ -18,10 +21,6 @@ export interface ToolCallRecord {
 }
 
 const MAX_LOGGED_NAME = 256;
-// Masking very short values would garble the message and hides nothing worth hiding.
-const MIN_MASKED_LENGTH = 4;
-const MASK = "…";
-const LOGGED_KEYS = new Set(["vault", "path"]);
 
 function argumentMap(args: unknown): Record<string, unknown> {
   return typeof args === "object" && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -29,6 +28,31 @@ function argumentMap(args: unknown): Record<string, unknown> {
 
 function loggedName(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value.slice(0, MAX_LOGGED_NAME) : undefined;
+}
+
+/** A vault path as sent; one that is absolute is no vault path and may name the host's folders. */
+function loggedPath(value: unknown): string | undefined {
+  const path = loggedName(value);
+  return path === undefined || /^\s*(?:[\\/]|[A-Za-z]:)/.test(path) ? undefined : path;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The declared argument an error is about: one its message names in quotes ("count", `glob`), else
+ * one the call passed that the message names as a word ("The query has …").
+ */
+export function argumentAtFault(message: string, declared: readonly string[], passed: Record<string, unknown>): string | undefined {
+  const quoted = declared.find((name) => new RegExp(`["\`]${escapeRegExp(name)}["\`]`).test(message));
+  if (quoted !== undefined) return quoted;
+  return declared.find((name) => Object.hasOwn(passed, name) && new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(message));
+}
+
+function hostCause(error: ToolError): string | undefined {
+  const cause = error.details?.cause;
+  return typeof cause === "string" && /^E[A-Z0-9]+$/.test(cause) ? cause : undefined;
 }
 
 function resultCount(result: ToolResult | undefined): number | undefined {
@@ -41,29 +65,6 @@ function resultCount(result: ToolResult | undefined): number | undefined {
   return Array.isArray(list) ? list.length : undefined;
 }
 
-function stringLeaves(value: unknown, out: string[]): string[] {
-  if (typeof value === "string") out.push(value);
-  else if (Array.isArray(value)) value.forEach((item) => stringLeaves(item, out));
-  else if (typeof value === "object" && value !== null) Object.values(value).forEach((item) => stringLeaves(item, out));
-  return out;
-}
-
-/** The forms in which an argument value can show up in an error message. */
-function valueForms(value: string): string[] {
-  const quotedPrefix = JSON.stringify(value.slice(0, 60));
-  return [value, value.trim(), quotedPrefix, quotedPrefix.slice(1, -1)].filter((form) => form.length >= MIN_MASKED_LENGTH);
-}
-
-/** `text` with every argument value except the vault and the path masked. */
-export function maskArgumentValues(text: string, args: unknown): string {
-  const values = Object.entries(argumentMap(args))
-    .filter(([key]) => !LOGGED_KEYS.has(key))
-    .flatMap(([, value]) => stringLeaves(value, []))
-    .flatMap(valueForms)
-    .sort((a, b) => b.length - a.length);
-  return values.reduce((masked, value) => masked.split(value).join(MASK), text);
-}
-
 function levelOf(error: ToolError | undefined): LogLevel {
   if (!error) return "info";
   return error.code === "internal" ? "error" : "warn";
@@ -74,7 +75,7 @@ export function toolCallLine(call: ToolCallRecord): LogRecord {
   const line: LogRecord = { ts: call.startedAt, level: levelOf(call.error), event: "tool_call", tool: call.tool, user: call.user };
   const vault = loggedName(args.vault) ?? loggedName(call.result?.vault);
   if (vault !== undefined) line.vault = vault;
-  const path = loggedName(args.path);
+  const path = loggedPath(args.path);
   if (path !== undefined) line.path = path;
   if (typeof args.dry_run === "boolean") line.dry_run = args.dry_run;
   if (typeof args.query === "string") line.query_chars = args.query.length;
@@ -82,7 +83,13 @@ export function toolCallLine(call: ToolCallRecord): LogRecord {
   const count = resultCount(call.result);
   if (count !== undefined) line.count = count;
   line.bytes = call.bytes;
-  if (call.error) line.error = `${call.error.code}: ${maskArgumentValues(call.error.message, call.args)}`;
+  if (call.error) {
+    line.error = call.error.code;
+    const argument = argumentAtFault(call.error.message, call.declared ?? [], args);
+    if (argument !== undefined) line.argument = argument;
+    const cause = hostCause(call.error);
+    if (cause !== undefined) line.cause = cause;
+  }
   return line;
 }
 

@@ -55,9 +55,11 @@ export class ToolCatalog {
     const startedAt = this.options.now();
     const outcome = await this.execute(name, args, environment);
     const encoded = this.encode(outcome);
+    const declared = this.options.tools.find((tool) => tool.name === name)?.input.jsonSchema.properties;
     auditToolCall(this.options.logger, {
       tool: name,
       user: this.options.user.name,
+      declared: typeof declared === "object" && declared !== null ? Object.keys(declared) : [],
       ...outcome,
       startedAt,
       finishedAt: this.options.now(),

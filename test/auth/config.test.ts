@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ConfigError, defaultToken, loadConfigFile, MIN_TOKEN_LENGTH, parseConfig, TOKEN_ENV } from "../../src/auth/config";
+import { ConfigError, defaultToken, loadConfigFile, MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH, parseConfig, TOKEN_ENV } from "../../src/auth/config";
 import { hashToken, TOKEN_PREFIX } from "../../src/auth/tokens";
 import { UserStore } from "../../src/auth/users";
 
@@ -102,7 +102,7 @@ test("a YAML syntax error reports the line and code, not the text around it", ()
 test("users need a name and a token; names and tokens must be unique", () => {
   assert.match(configError(`users:\n  - tokens: [${ALICE_TOKEN}]\n`).message, /users\[0\] needs a "name"/);
   assert.match(configError("users:\n  - name: a\n").message, /users\[0\] needs "tokens" or "token_sha256"/);
-  const twice = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: a\n    tokens: [another-token-0000001]\n`;
+  const twice = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: a\n    tokens: [another-token-0000001-abcdef]\n`;
   assert.match(configError(twice).message, /users\[1\] repeats the user name "a"/);
   const shared = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: b\n    token_sha256: [${hashToken(ALICE_TOKEN)}]\n`;
   const sharedError = configError(shared);
@@ -137,8 +137,35 @@ test("loadConfigFile reads the file and names it in errors", async () => {
   }
 });
 
+test("tokens shorter than 24 characters or with fewer than 8 different ones are refused, without printing them", () => {
+  assert.equal(MIN_TOKEN_LENGTH, 24);
+  assert.equal(MIN_TOKEN_DISTINCT, 8);
+  for (const weak of ["aaaaaaaaaaaaaaaa", "a".repeat(64), "abcdefgh".repeat(2) + "1234567", "abababababababababababababababab", "0123456012345601234560123456"]) {
+    const error = configError(`users:\n  - name: a\n    tokens: ["${weak}"]\n`);
+    assert.equal(error.key, "users[0].tokens[0]");
+    assert.match(error.message, /at least 24 characters long with at least 8 different characters.*openssl rand -hex 32/);
+    assert.ok(!error.message.includes(weak), "the token is never printed");
+  }
+  const strong = "0123456789abcdef01234567";
+  assert.equal(parseConfig(`users:\n  - name: a\n    tokens: ["${strong}"]\n`).users[0]?.token_hashes[0], hashToken(strong));
+});
+
+test("a weak SECONDBRAIN_TOKEN is refused with the command that makes a good one", () => {
+  for (const weak of ["a", "aaaaaaaaaaaaaaaa", "passwordpasswordpassword"]) {
+    assert.throws(
+      () => defaultToken({ [TOKEN_ENV]: weak }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.match(error.message, /^SECONDBRAIN_TOKEN: must be at least 24 characters.*openssl rand -hex 32.*unset SECONDBRAIN_TOKEN/);
+        if (weak.length > 1) assert.ok(!error.message.includes(weak), "the token is never printed");
+        return true;
+      },
+    );
+  }
+});
+
 test("defaultToken takes SECONDBRAIN_TOKEN, else generates one to show", () => {
-  assert.deepEqual(defaultToken({ [TOKEN_ENV]: "  from-env  " }), { token: "from-env", generated: false });
+  assert.deepEqual(defaultToken({ [TOKEN_ENV]: "  from-env-0123456789abcdef  " }), { token: "from-env-0123456789abcdef", generated: false });
   const generated = defaultToken({ [TOKEN_ENV]: " " });
   assert.equal(generated.generated, true);
   assert.ok(generated.token.startsWith(TOKEN_PREFIX));

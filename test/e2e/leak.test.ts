@@ -1,9 +1,12 @@
-// SPEC §11: no log line contains note text or a token, whatever the tools are asked.
+// SPEC §11 and §15: no log line contains note text, a token, a query, or anything of the host (an
+// absolute path, the user's name, the process id), whatever the tools are asked; tool errors name
+// vault-relative paths only.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { startTestServer, type TestServer } from "../support/server";
+import { callTool, startTestServer, type ToolCallResult, type TestServer } from "../support/server";
 import { EDGE_VAULT, HELP_VAULT, vaultFiles } from "../support/vaults";
 
 function noteFiles(dir: string): string[] {
@@ -22,8 +25,47 @@ function distinctiveLines(dir: string): string[] {
   return [...lines];
 }
 
-async function exercise(server: TestServer, paths: string[]): Promise<void> {
-  const secretQuery = "zanzibar quixotic umbrella";
+/** Every query, pattern and property the tests send holds this word; no log line may. */
+const QUERY_MARK = "zanzibar";
+const ROOT = process.getuid?.() === 0;
+
+/** What of the host must show in no log line and no tool error. */
+function hostMarks(server: TestServer): string[] {
+  const base = path.dirname(server.vault.dir);
+  const marks = new Set([server.vault.dir, server.vault.dataDir, base, realpathSync(base), os.tmpdir() + path.sep + path.basename(base)]);
+  const user = os.userInfo().username;
+  // A short name ("root", "ci") is an ordinary word; a name that is part of a note path is no leak.
+  if (user.length >= 5 && !vaultFiles(server.vault.dir).some((file) => file.includes(user))) marks.add(user);
+  return [...marks];
+}
+
+/** The process id as a number of its own, not as part of a JSON number field or a longer number. */
+function mentionsPid(text: string): boolean {
+  return new RegExp(`(?<![\\d:,\\[])${process.pid}(?!\\d)`).test(text) || text.includes('"pid"');
+}
+
+function hostLeaks(text: string, marks: readonly string[]): string[] {
+  const found = marks.filter((mark) => text.includes(mark));
+  if (mentionsPid(text)) found.push(`pid ${process.pid}`);
+  return found;
+}
+
+/** Paths that reach the file system and fail there: a file where a folder is expected, names over the limits. */
+function failingPaths(notePath: string): Array<[string, Record<string, unknown>]> {
+  const deep = Array.from({ length: 18 }, (_, index) => `${index}`.padEnd(240, "d")).join("/") + "/note.md";
+  return [
+    ["note_create", { path: `${notePath}/child.md`, content: "x" }],
+    ["attachment_put", { path: `${notePath}/image.png`, data_base64: "AAAA" }],
+    ["note_create", { path: deep, content: "x" }],
+    ["note_create", { path: `${"n".repeat(300)}.md`, content: "x" }],
+    // Within the limit, but the temp file beside it (named with the process id) may not be.
+    ["note_create", { path: `${"m".repeat(250)}.md`, content: "x" }],
+    ["note_read", { path: `${"n".repeat(300)}.md` }],
+  ];
+}
+
+async function exercise(server: TestServer, paths: string[]): Promise<ToolCallResult[]> {
+  const secretQuery = `${QUERY_MARK} quixotic umbrella`;
   const calls: Array<[string, Record<string, unknown>]> = [
     ["vault_list", {}],
     ["vault_stats", {}],
@@ -34,11 +76,21 @@ async function exercise(server: TestServer, paths: string[]): Promise<void> {
     ["note_search", { query: secretQuery }],
     ["note_search", { query: "link note" }],
     ["note_search", { query: '"unclosed' }],
+    ["note_search", { query: `"unclosed ${QUERY_MARK}-quartz words` }],
     ["vault_grep", { pattern: "the", context: 2 }],
     ["vault_grep", { pattern: "(" }],
+    ["vault_grep", { pattern: `(${QUERY_MARK}-grep` }],
     ["note_query", { where: { tags: { contains: "fixture" } } }],
+    ["note_query", { where: { status: { eq: `${QUERY_MARK}-value` } } }],
+    ["note_query", { where: { [`${QUERY_MARK}-property`]: { bogus: `${QUERY_MARK}-operand` } } }],
     ["note_read", { path: "no/such/note" }],
+    ...failingPaths(paths[0]!),
   ];
+  if (!ROOT) {
+    mkdirSync(path.join(server.vault.dir, "locked"), { recursive: true });
+    chmodSync(path.join(server.vault.dir, "locked"), 0o500);
+    calls.push(["note_create", { path: "locked/new.md", content: "x" }]);
+  }
   for (const notePath of paths) {
     calls.push(["note_read", { path: notePath, with_metadata: true }]);
     calls.push(["note_outline", { path: notePath }]);
@@ -46,7 +98,12 @@ async function exercise(server: TestServer, paths: string[]): Promise<void> {
     calls.push(["note_related", { path: notePath }]);
   }
   const client = await server.connect();
-  for (const [name, args] of calls) await client.callTool({ name, arguments: args });
+  const errors: ToolCallResult[] = [];
+  for (const [name, args] of calls) {
+    const result = await callTool(client, name, args);
+    if (result.isError) errors.push(result);
+  }
+  if (!ROOT) chmodSync(path.join(server.vault.dir, "locked"), 0o755);
   await client.listResources();
   for (const notePath of paths.slice(0, 10)) {
     await client.readResource({ uri: `secondbrain://test/${notePath.split("/").map(encodeURIComponent).join("/")}` }).catch(() => undefined);
@@ -55,6 +112,7 @@ async function exercise(server: TestServer, paths: string[]): Promise<void> {
   const unauthorized = await fetch(server.url, { method: "POST", headers: { Authorization: "Bearer wrong-token-value-123456" } });
   assert.equal(unauthorized.status, 401);
   for (const line of server.logs) assert.ok(!line.includes(secretQuery), "query text never logged");
+  return errors;
 }
 
 for (const [name, fixture] of [["edge-vault", EDGE_VAULT], ["obsidian-help-en", HELP_VAULT]] as const) {
@@ -65,20 +123,75 @@ for (const [name, fixture] of [["edge-vault", EDGE_VAULT], ["obsidian-help-en", 
   });
   after(async () => server.stop());
 
-  test(`no note text or token in any log line (${name})`, async () => {
+  test(`no note text, token, query or host detail in any log line or tool error (${name})`, async () => {
     const paths = noteFiles(server.vault.dir);
-    await exercise(server, name === "edge-vault" ? paths : paths.slice(0, 60));
+    const errors = await exercise(server, name === "edge-vault" ? paths : paths.slice(0, 60));
     const toolCalls = server.logs.filter((line) => line.includes('"tool_call"'));
     assert.ok(toolCalls.length >= 20, `tool calls were logged (${toolCalls.length})`);
     const leaks: string[] = [];
     const texts = distinctiveLines(server.vault.dir);
     assert.ok(texts.length > 10);
+    const marks = hostMarks(server);
     for (const line of server.logs) {
       if (line.includes(server.token)) leaks.push("token");
       if (line.includes("wrong-token-value")) leaks.push("attempted token");
+      if (line.toLowerCase().includes(QUERY_MARK)) leaks.push(`query text: ${line}`);
       for (const text of texts) if (line.includes(text)) leaks.push(text);
+      for (const mark of hostLeaks(line, marks)) leaks.push(`${mark} in ${line}`);
     }
     assert.deepEqual(leaks, []);
+    assert.ok(errors.length >= 8, `the failing calls failed (${errors.length})`);
+    for (const error of errors) assert.deepEqual(hostLeaks(`${error.text} ${JSON.stringify(error.structured)}`, marks), [], error.text);
   });
   });
 }
+
+describe("file-system errors", () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ fixture: EDGE_VAULT });
+  });
+  after(async () => server.stop());
+
+  function lastToolCall(): Record<string, unknown> {
+    const line = server.logs.filter((entry) => entry.includes('"tool_call"')).at(-1);
+    assert.ok(line);
+    return JSON.parse(line) as Record<string, unknown>;
+  }
+
+  async function failsWith(args: Record<string, unknown>, expected: { code: string; cause: string; message: RegExp }): Promise<void> {
+    const result = await server.call("note_create", { content: "x", ...args });
+    assert.equal(result.isError, true, result.text);
+    const error = result.structured.error as Record<string, unknown>;
+    assert.equal(error.code, expected.code);
+    assert.equal(error.cause, expected.cause);
+    assert.match(result.text, expected.message);
+    assert.deepEqual(hostLeaks(result.text + JSON.stringify(result.structured), hostMarks(server)), []);
+    const line = lastToolCall();
+    assert.deepEqual(
+      { tool: line.tool, error: line.error, cause: line.cause, path: line.path },
+      { tool: "note_create", error: expected.code, cause: expected.cause, path: String(args.path).slice(0, 256) },
+      "the audit line: code, cause and the vault path",
+    );
+    assert.ok(!JSON.stringify(line).includes(result.text.slice(0, 20)), "and no error text");
+  }
+
+  test("a file where a folder is expected (ENOTDIR): 'not a folder' with the vault path, in the result and the audit line", async () => {
+    await failsWith({ path: "README.md/child.md" }, { code: "invalid_path", cause: "ENOTDIR", message: /^not a folder: a part of README\.md\/child\.md is a file/ });
+  });
+
+  test("a path over the file system's length limit (ENAMETOOLONG): 'name too long' with the vault path", async () => {
+    const deep = Array.from({ length: 18 }, (_, index) => `${index}`.padEnd(240, "d")).join("/") + "/note.md";
+    await failsWith({ path: deep }, { code: "invalid_path", cause: "ENAMETOOLONG", message: /^name too long: 0d+\/1d+\// });
+  });
+
+  test("a folder the server's user may not write (EACCES): 'permission denied' with the vault path", { skip: ROOT ? "runs as root, for whom chmod does not deny access (test/hosts/node/fs-errors.test.ts maps EACCES itself)" : false }, async () => {
+    mkdirSync(path.join(server.vault.dir, "locked"), { recursive: true });
+    chmodSync(path.join(server.vault.dir, "locked"), 0o500);
+    try {
+      await failsWith({ path: "locked/new.md" }, { code: "forbidden", cause: "EACCES", message: /^permission denied: locked\/new\.md — the server's user may not write/ });
+    } finally {
+      chmodSync(path.join(server.vault.dir, "locked"), 0o755);
+    }
+  });
+});

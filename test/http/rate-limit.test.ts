@@ -40,3 +40,15 @@ test("many distinct callers do not grow the table without bound", () => {
   assert.ok(limiter.size <= 10_001);
   assert.deepEqual(limiter.take("ip:0"), { allowed: true });
 });
+
+test("a cost takes that many tokens at once or none, and a cost over the burst is never allowed", () => {
+  let now = 0;
+  const limiter = new RateLimiter({ perMinute: 60, burst: 5 }, () => now);
+  assert.deepEqual(limiter.take("k", 3), { allowed: true });
+  assert.deepEqual(limiter.take("k", 3), { allowed: false, retryAfterSeconds: 1 });
+  assert.deepEqual(limiter.take("k", 2), { allowed: true }, "the refused take took nothing");
+  assert.equal(limiter.take("k").allowed, false);
+  now += 60_000;
+  assert.equal(limiter.take("k", 6).allowed, false);
+  assert.equal(limiter.take("k", 5).allowed, true);
+});

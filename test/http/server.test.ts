@@ -193,6 +193,24 @@ test("the rate limit answers 429 with Retry-After once the burst is spent, per t
   }
 });
 
+test("each message of a JSON-RPC batch counts against the rate limit", async () => {
+  const { server, bodies } = await startTestServer({ rateLimit: { perMinute: 6, burst: 5 } });
+  try {
+    const ping = (id: number): Record<string, unknown> => ({ jsonrpc: "2.0", id, method: "ping" });
+    const post = (body: unknown): Promise<Response> => fetch(server.url, { method: "POST", headers: authorized(), body: JSON.stringify(body) });
+    assert.equal((await post([ping(1), ping(2), ping(3)])).status, 200, "three of five");
+    const second = await post([ping(4), ping(5), ping(6)]);
+    assert.equal(second.status, 429, "two left: the request pays one, the batch needs two more");
+    assert.ok(Number(second.headers.get("retry-after")) >= 1);
+    assert.equal(bodies.length, 1, "the refused batch never reached the MCP layer");
+    const huge = await post(Array.from({ length: 6 }, (_, index) => ping(index)));
+    assert.equal(huge.status, 429);
+    assert.match(((await huge.json()) as { error: { message: string } }).error.message, /Too many calls in one batch: 6; the rate limit allows 5 at once/);
+  } finally {
+    await server.close();
+  }
+});
+
 test("close() lets a request in flight finish, then stops accepting", async () => {
   let entered: () => void = () => {};
   const arrived = new Promise<void>((resolve) => (entered = resolve));

@@ -1,8 +1,9 @@
-// The audit line of each tool call (SPEC §11): the fields, and no argument value but vault and path.
+// The audit line of each tool call (SPEC §11): the fields, and no argument value but vault and path;
+// a failure as its code and the argument's name, never its text (SPEC §15).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { ToolError } from "../../src/core/errors";
-import { maskArgumentValues, toolCallLine } from "../../src/mcp/audit";
+import { argumentAtFault, toolCallLine } from "../../src/mcp/audit";
 import { utf8Bytes } from "../../src/mcp/truncate";
 import { call, READER_TOKEN, startMcpServer, startVaults, WRITER_TOKEN, type McpTestServer, type TestVaults } from "./harness";
 
@@ -58,26 +59,48 @@ test("write calls log dry_run and the path, never the content, also when they fa
   await call(client, "probe_write", { path: "journal/today.md", content: `CONFLICT ${content}` });
   const failed = toolCalls().at(-1)!;
   assert.equal(failed.level, "warn");
-  assert.match(String(failed.error), /^conflict: The note changed; content "…" was not written/);
+  assert.equal(failed.error, "conflict");
   const reader = await server.connect(READER_TOKEN);
   await call(reader, "probe_write", { path: "journal/today.md", content });
-  assert.match(String(toolCalls().at(-1)!.error), /^read_only: /);
+  assert.equal(toolCalls().at(-1)!.error, "read_only");
   for (const line of server.logs) assert.ok(!JSON.stringify(line).includes("flowerpot"), JSON.stringify(line));
 });
 
-test("schema errors quoting a bad value are masked in the log", async () => {
+test("a failure is logged as its code and the argument's name; the value the caller is told of is not", async () => {
   const client = await server.connect(WRITER_TOKEN);
   const result = await call(client, "probe_list", { count: "many secret notes" });
   assert.match(result.text, /many secret notes/, "the caller is told what it sent");
   const line = toolCalls().at(-1)!;
-  assert.match(String(line.error), /^invalid_argument: Argument "count" must be an integer; got …/);
-  assert.ok(!JSON.stringify(line).includes("secret notes"));
+  assert.equal(line.error, "invalid_argument");
+  assert.equal(line.argument, "count");
+  assert.ok(!JSON.stringify(line).includes("secret"));
+  assert.ok(!JSON.stringify(line).includes("must be"), "no error text at all");
 });
 
-test("maskArgumentValues hides every string value except vault and path", () => {
-  const args = { vault: "work", path: "a/b.md", heading: "Salary talks", tags: ["medical-history"] };
-  const text = 'Heading "Salary talks" not found in a/b.md of vault work (tags medical-history).';
-  assert.equal(maskArgumentValues(text, args), "Heading … not found in a/b.md of vault work (tags …).");
+test("an absolute path sent as the path is not logged", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  await call(client, "probe_read", { path: "/home/someone/private/diary.md" });
+  await call(client, "probe_read", { path: "C:\\Users\\someone\\diary.md" });
+  for (const line of toolCalls().slice(-2)) assert.equal(line.path, undefined, JSON.stringify(line));
+});
+
+test("argumentAtFault names a declared argument the message quotes or, if passed, mentions", () => {
+  const declared = ["vault", "path", "query", "count", "glob"];
+  assert.equal(argumentAtFault('Argument "count" must be an integer; got "many".', declared, { count: "many" }), "count");
+  assert.equal(argumentAtFault("The `glob` is too long.", declared, {}), "glob");
+  assert.equal(argumentAtFault("The query has an opening quote without a closing one: close the quote: \"x\".", declared, { query: '"x' }), "query");
+  assert.equal(argumentAtFault("The query has an opening quote.", declared, {}), undefined, "a word is an argument only when it was passed");
+  assert.equal(argumentAtFault('Unknown operator "bogus" for property "secret".', declared, { where: {} }), undefined, "only declared names");
+  assert.equal(argumentAtFault("The query-less form", declared, { query: "x" }), undefined);
+});
+
+test("a host's file-system error is logged with its code as the cause, and nothing else of it", () => {
+  const error = new ToolError("forbidden", "permission denied: notes/x.md — the server's user may not write this file", { details: { path: "notes/x.md", cause: "EACCES" } });
+  const line = toolCallLine({ tool: "note_edit", user: "u", declared: ["path"], args: { path: "notes/x.md" }, error, startedAt: 0, finishedAt: 1, bytes: 9 });
+  assert.deepEqual(
+    { error: line.error, cause: line.cause, path: line.path, argument: line.argument },
+    { error: "forbidden", cause: "EACCES", path: "notes/x.md", argument: undefined },
+  );
 });
 
 test("toolCallLine counts a bare list when there is no returned or total", () => {

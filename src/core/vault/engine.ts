@@ -1,6 +1,6 @@
 // One vault as the engine serves it: the file table, note facts, the search index and its snapshot.
 // All I/O goes through ports, so the same engine runs in Obsidian, under Node and in memory.
-import { ToolError } from "../errors";
+import { describeFailure, ToolError } from "../errors";
 import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
@@ -145,7 +145,7 @@ export class Engine implements VaultEngine {
         if (history.busy?.()) {
           // A large vault's first snapshot can take a minute: the write does not wait for it.
           history.commit(paths, message, meta).catch((error: unknown) => {
-            options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.name, tool: meta.tool, reason: error instanceof Error ? error.message : String(error) });
+            options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.name, tool: meta.tool, reason: describeFailure(error) });
           });
           return "queued";
         }
@@ -169,7 +169,7 @@ export class Engine implements VaultEngine {
     this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.name, ...report });
     if (this.snapshots.dirty) await this.persist();
     this.prepareLinks().catch((error: unknown) => {
-      this.options.logger.log({ level: "warn", event: "links_not_prepared", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+      this.options.logger.log({ level: "warn", event: "links_not_prepared", vault: this.name, reason: describeFailure(error) });
     });
     return report;
   }
@@ -308,7 +308,7 @@ export class Engine implements VaultEngine {
         }
       }
     } catch (error) {
-      this.options.logger.log({ level: "warn", event: "trash_purge_failed", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+      this.options.logger.log({ level: "warn", event: "trash_purge_failed", vault: this.name, reason: describeFailure(error) });
     }
     if (purged > 0) this.options.logger.log({ level: "info", event: "trash_purged", vault: this.name, count: purged });
     return purged;

@@ -9,6 +9,7 @@
 // naming another base is ignored, so a crash anywhere leaves a base, with or without its journal.
 // Whatever a lost journal held, the reconcile at start re-ingests (those files are newer than the
 // base's rows).
+import { describeFailure } from "../errors";
 import type { FactsTable } from "./stored-facts";
 import { FIELD_COUNT, type DocVector, type NoteIndex, type StoredTerm } from "../search/note-index";
 import { writeVarint, type PostingList } from "../search/posting-list";
@@ -213,7 +214,7 @@ export class IndexSnapshots {
   }
 
   private logDiscard(error: unknown, key: string): void {
-    this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.options.vault, file: key, reason: describe(error) });
+    this.options.logger.log({ level: "warn", event: "index_discarded", vault: this.options.vault, file: key, reason: describeFailure(error) });
   }
 
   private async removeObsolete(): Promise<void> {
@@ -523,6 +524,3 @@ function renumber(list: PostingList, remap: Int32Array): Uint8Array {
   return buffer.subarray(0, at);
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

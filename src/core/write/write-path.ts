@@ -2,7 +2,7 @@
 // order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
 // atomic write, index update, history. Nothing else in the code base writes a note.
 import { formatMoment } from "../dates-format";
-import { ToolError } from "../errors";
+import { describeFailure, ToolError } from "../errors";
 import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
@@ -225,7 +225,7 @@ export class WritePath {
     try {
       await this.options.afterWrite(paths);
     } catch (error) {
-      warnings.push(`The search index could not be updated (${error instanceof Error ? error.message : String(error)}); it will catch up on the next reconcile.`);
+      warnings.push(`The search index could not be updated (${describeFailure(error)}); it will catch up on the next reconcile.`);
     }
     if (op.reason !== undefined && op.reason !== "" && this.options.commit) {
       const meta: HistoryMeta = { tool: op.tool, reason: op.reason };
@@ -234,7 +234,7 @@ export class WritePath {
       try {
         if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta)) === "queued") warnings.push(QUEUED_WARNING);
       } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = describeFailure(error);
         this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason });
         warnings.push(`The change was written but not recorded in history (${reason}); the trash copy still holds the previous version.`);
       }
@@ -251,7 +251,7 @@ export class WritePath {
     try {
       return (await this.options.commit([...paths], subject, meta)) === "queued" ? [QUEUED_WARNING] : [];
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeFailure(error);
       this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: meta.tool, paths: paths.length, reason });
       return [`The changes were written but not recorded in history (${reason}); the trash copies still hold the previous versions.`];
     }
@@ -294,11 +294,13 @@ export class WritePath {
       try {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
       } catch (error) {
-        if (error instanceof ToolError && error.code === "conflict") throw error;
+        // A conflict, or a host's file-system error already worded with the note's path and state;
+        // one that wrote nothing also takes back the trash copy made for it.
         if (await this.notApplied(error, result.trash)) throw error;
+        if (error instanceof ToolError) throw error;
         throw new ToolError(
           "internal",
-          `Writing "${op.path}" failed (${error instanceof Error ? error.message : String(error)}); the note may or may not have changed. Read it with note_read before trying again.`,
+          `Writing "${op.path}" failed (${describeFailure(error)}); the note may or may not have changed. Read it with note_read before trying again.`,
           { state: "unknown", retry: "inspect_state" },
         );
       }
@@ -335,8 +337,8 @@ export class WritePath {
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
       } catch (error) {
-        if (error instanceof ToolError && error.code === "conflict") throw error;
-        throw new ToolError("internal", `Deleting "${op.path}" failed; check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
+        if (error instanceof ToolError) throw error;
+        throw new ToolError("internal", `Deleting "${op.path}" failed (${describeFailure(error)}); check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
       }
       await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings);
       result.message = `Deleted ${op.path}; a copy is in the trash (${result.trash}).`;
@@ -360,7 +362,7 @@ export class WritePath {
       try {
         await this.options.afterWrite([op.from, op.to]);
       } catch (error) {
-        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.vault, tool: op.tool, reason: error instanceof Error ? error.message : String(error) });
+        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.vault, tool: op.tool, reason: describeFailure(error) });
       }
     });
   }
@@ -407,9 +409,9 @@ export class WritePath {
       try {
         await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
       } catch (error) {
-        if (error instanceof ToolError && error.code === "conflict") throw error;
         if (await this.notApplied(error, result.trash)) throw error;
-        throw new ToolError("internal", `Writing "${op.path}" failed; check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
+        if (error instanceof ToolError) throw error;
+        throw new ToolError("internal", `Writing "${op.path}" failed (${describeFailure(error)}); check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
       }
       await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings);
       result.message = result.created ? `Created ${op.path}.` : `Replaced ${op.path}.`;

@@ -4,6 +4,7 @@ import { promises as fs, readFileSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors";
 import type { FileStat, VaultPort } from "../../core/ports";
+import { fsErrorCode, fsToolError } from "./fs-errors";
 
 /** Temp files of in-flight atomic writes; never part of the vault. */
 export const TEMP_FILE_PREFIX = ".sbtmp-";
@@ -111,7 +112,7 @@ export class FsVault implements VaultPort {
       if (isMissing(error)) {
         throw new ToolError("not_found", `File "${relative}" does not exist. Call note_list to see the vault's files.`);
       }
-      throw error;
+      throw fsToolError(error, relative, "read");
     }
   }
 
@@ -127,7 +128,8 @@ export class FsVault implements VaultPort {
         const real = await fs.realpath(candidate);
         return isInside(realRoot, real);
       } catch (error) {
-        if (!isMissing(error)) return false;
+        // A file where a folder is expected holds nothing either: its own folder decides.
+        if (!isMissing(error) && fsErrorCode(error) !== "ENOTDIR") throw fsToolError(error, relative, "reach");
         const parent = path.dirname(candidate);
         if (parent === candidate) return false;
         candidate = parent;

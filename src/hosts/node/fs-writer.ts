@@ -4,9 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { isNoSpace, noSpaceError, ToolError } from "../../core/errors";
+import { ToolError, type ErrorState } from "../../core/errors";
 import { contentHash, sameHash } from "../../core/notes/hash";
 import type { FileStat, Hasher, WritePort } from "../../core/ports";
+import { fsErrorCode, fsToolError, type FsAction } from "./fs-errors";
 import { TEMP_FILE_PREFIX, isMissing, type FsVault } from "./fs-vault";
 
 async function syncDirectory(dir: string): Promise<void> {
@@ -15,6 +16,25 @@ async function syncDirectory(dir: string): Promise<void> {
     await handle.sync();
   } finally {
     await handle.close();
+  }
+}
+
+/** Creates a file's folders; a file standing where a folder should be is reported as such. */
+async function makeFolders(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true });
+  } catch (error) {
+    if (fsErrorCode(error) === "EEXIST") throw Object.assign(new Error("a file stands where a folder should be"), { code: "ENOTDIR" });
+    throw error;
+  }
+}
+
+/** Runs a file-system step on `relative`, its failure turned into an instructive, host-free ToolError. */
+async function onFile<T>(relative: string, action: FsAction, step: () => Promise<T>, state: ErrorState = "not_applied"): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw fsToolError(error, relative, action, state);
   }
 }
 
@@ -50,50 +70,59 @@ export class FsWriter implements WritePort {
 
   private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
     const dir = path.dirname(absolute);
+    await makeFolders(dir);
     const temp = path.join(dir, `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}-${path.basename(absolute)}`);
+    const handle = await fs.open(temp, "wx");
     try {
-      await fs.mkdir(dir, { recursive: true });
-      const handle = await fs.open(temp, "wx");
       try {
-        try {
-          await handle.writeFile(bytes);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await beforeRename();
-        await fs.rename(temp, absolute);
-      } catch (error) {
-        // Whatever failed (a full disk mid-write, a conflict), the temp goes now, not at the next start.
-        await fs.rm(temp, { force: true });
-        throw error;
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
       }
+      await beforeRename();
+      await fs.rename(temp, absolute);
     } catch (error) {
-      // Up to the rename nothing of the write took effect.
-      throw isNoSpace(error) ? noSpaceError("vault") : error;
+      // Whatever failed (a full disk mid-write, a conflict), the temp goes now, not at the next start.
+      await fs.rm(temp, { force: true });
+      throw error;
     }
-    await syncDirectory(dir);
   }
 
   async writeFile(relative: string, bytes: Uint8Array, expectedHash: string | null): Promise<FileStat> {
     const absolute = this.vault.absolute(relative);
-    await this.atomicWrite(absolute, bytes, () => this.checkUnchanged(absolute, relative, expectedHash));
+    await onFile(relative, "write", () => this.atomicWrite(absolute, bytes, () => this.checkUnchanged(absolute, relative, expectedHash)));
+    // Renamed into place: from here on a failure leaves the new bytes, perhaps not yet durable.
+    await onFile(relative, "write", () => syncDirectory(path.dirname(absolute)), "unknown");
     const stat = await this.vault.stat(relative);
-    if (!stat) throw new Error(`${relative} vanished right after it was written`);
+    if (!stat) throw new ToolError("internal", `"${relative}" vanished right after it was written; another program may have moved it. Call note_list to look for it.`, { state: "unknown", retry: "inspect_state" });
     return stat;
   }
 
   async removeFile(relative: string, expectedHash: string): Promise<void> {
     const absolute = this.vault.absolute(relative);
-    await this.checkUnchanged(absolute, relative, expectedHash);
-    await fs.rm(absolute);
-    await syncDirectory(path.dirname(absolute));
+    await onFile(relative, "delete", async () => {
+      await this.checkUnchanged(absolute, relative, expectedHash);
+      await fs.rm(absolute);
+    });
+    await onFile(relative, "delete", () => syncDirectory(path.dirname(absolute)), "unknown");
   }
 
   async renameFile(from: string, to: string): Promise<void> {
     const source = this.vault.absolute(from);
     const target = this.vault.absolute(to);
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    const linked = await onFile(to, "move", () => this.placeAt(source, target, to));
+    // The file is at its new path: a failure from here on may leave it at both.
+    await onFile(from, "move", async () => {
+      if (linked) await fs.rm(source);
+      await syncDirectory(path.dirname(target));
+      if (path.dirname(source) !== path.dirname(target)) await syncDirectory(path.dirname(source));
+    }, "unknown");
+  }
+
+  /** Puts the file at its new path, by a hard link (true) or a rename; refuses an existing target. */
+  private async placeAt(source: string, target: string, to: string): Promise<boolean> {
+    await makeFolders(path.dirname(target));
     // link() refuses an existing target atomically, where rename() would replace it.
     let linked = true;
     try {
@@ -105,20 +134,22 @@ export class FsWriter implements WritePort {
       if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EXDEV" && code !== "ENOSYS") throw error;
       linked = false;
     }
-    if (linked) await fs.rm(source);
-    else {
+    if (!linked) {
       if (await fs.lstat(target).then(() => true, () => false)) throw new ToolError("conflict", `"${to}" already exists; nothing was moved.`, { state: "not_applied" });
       await fs.rename(source, target);
     }
-    await syncDirectory(path.dirname(target));
-    if (path.dirname(source) !== path.dirname(target)) await syncDirectory(path.dirname(source));
+    return linked;
   }
 
   async writeHidden(relative: string, bytes: Uint8Array): Promise<boolean> {
+    return onFile(relative, "write", () => this.writeHiddenFile(relative, bytes));
+  }
+
+  private async writeHiddenFile(relative: string, bytes: Uint8Array): Promise<boolean> {
     const absolute = this.vault.absolute(relative);
+    await makeFolders(path.dirname(absolute));
     let created = false;
     try {
-      await fs.mkdir(path.dirname(absolute), { recursive: true });
       const handle = await fs.open(absolute, "wx");
       created = true;
       try {
@@ -132,7 +163,7 @@ export class FsWriter implements WritePort {
       if (!created && (error as { code?: string }).code === "EEXIST") return false;
       // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
       if (created) await fs.rm(absolute, { force: true });
-      throw isNoSpace(error) ? noSpaceError("vault") : error;
+      throw error;
     }
   }
 
@@ -141,7 +172,7 @@ export class FsWriter implements WritePort {
       return new Uint8Array(await fs.readFile(this.vault.absolute(relative)));
     } catch (error) {
       if (isMissing(error)) return null;
-      throw error;
+      throw fsToolError(error, relative, "read");
     }
   }
 
@@ -165,7 +196,7 @@ export class FsWriter implements WritePort {
   }
 
   async removeHidden(relative: string): Promise<void> {
-    await fs.rm(this.vault.absolute(relative), { force: true });
+    await onFile(relative, "delete", () => fs.rm(this.vault.absolute(relative), { force: true }));
   }
 
   /** Leftovers of writes cut short by a crash; they never hold the only copy of anything. */

@@ -1,6 +1,7 @@
 // Opens a vault's private history for a Node host: an isomorphic-git repository in the host's own
 // folder (never the vault's `.git`), over node:fs. A vault whose history cannot be opened keeps working
 // without one, and says why (vault_list: `versioned: false`).
+import { describeFailure } from "../../core/errors";
 import { promises as fs } from "node:fs";
 import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
@@ -48,7 +49,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
         : {}),
     });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeFailure(error);
     options.logger.log({ level: "warn", event: "history_unavailable", vault: options.vault, reason });
     return new UnavailableHistory(reason);
   }

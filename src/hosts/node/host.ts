@@ -1,5 +1,6 @@
 // Wires one vault folder to the engine on Node: fs vault, parsed metadata, a snapshot store in the
 // data folder, the watcher, and a quiet-period persist so that bursts of edits write one snapshot.
+import { describeFailure } from "../../core/errors";
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
@@ -126,7 +127,7 @@ export class NodeVaultHost {
             level: "warn",
             event: "watcher_error",
             vault: this.options.name,
-            reason: error instanceof Error ? error.message : String(error),
+            reason: describeFailure(error),
           }),
       });
       this.watcher.start();
@@ -152,7 +153,7 @@ export class NodeVaultHost {
         level: "warn",
         event: "index_persist_failed",
         vault: this.options.name,
-        reason: error instanceof Error ? error.message : String(error),
+        reason: describeFailure(error),
       });
     }
   }

@@ -1,39 +1,86 @@
 // `serve --stdio`: one MCP session over stdin/stdout for clients that only launch local processes
 // (Claude Desktop). The process owner is the user, so the session has every vault, read-write.
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { DEFAULT_USER_NAME } from "../../auth/users";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
+import { DEFAULT_BODY_LIMIT_BYTES } from "../../http/body";
 import { buildMcpServer } from "../../mcp/server";
+import { LineTransport } from "../../mcp/stdio";
 import { ALL_TOOLS } from "../../tools/registry";
 import type { UserInfo } from "../../tools/types";
 import { DEFAULT_MAX_RESPONSE_BYTES, type HeadlessVault } from "./headless";
 import { NodeVaultHost } from "./host";
 import { VERSION } from "./version";
 
-export async function serveStdio(options: { vaults: HeadlessVault[]; dataDir: string; logger: Logger; history?: boolean }): Promise<void> {
-  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger: options.logger, history: options.history }));
-  for (const host of hosts) await host.start();
+/**
+ * The longest line (one JSON-RPC message) taken on stdin: the same as an HTTP request body, so that
+ * both transports carry the same calls (attachment_put: files up to about 6 MiB).
+ */
+export const STDIO_LINE_LIMIT_BYTES = DEFAULT_BODY_LIMIT_BYTES;
+/** Once stdin ends, requests in flight get this long to be answered. */
+const DRAIN_MS = 500;
+/**
+ * Shutting down (closing the session, persisting every index) may take this long; then the process
+ * exits anyway. A client that launched it waits for it (Claude Desktop waits 2 s, then kills it).
+ */
+const STOP_BUDGET_MS = 1200;
+
+export interface StdioOptions {
+  vaults: HeadlessVault[];
+  dataDir: string;
+  logger: Logger & { close?(): Promise<void> };
+  history?: boolean;
+}
+
+export async function serveStdio(options: StdioOptions): Promise<void> {
+  const { logger } = options;
+  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger, history: options.history }));
+  const transport = new LineTransport({ input: process.stdin, output: process.stdout, maxLineBytes: STDIO_LINE_LIMIT_BYTES, drainMs: DRAIN_MS });
+  let started: Promise<unknown> = Promise.resolve();
+  let server: ReturnType<typeof buildMcpServer> | null = null;
+  let stopping = false;
+  // Idempotent: closing the server closes the transport, whose onclose lands here again.
+  const stop = (reason: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.log({ level: "info", event: "shutdown", transport: "stdio", reason });
+    const cutShort = setTimeout(() => {
+      logger.log({ level: "warn", event: "shutdown_cut_short", transport: "stdio", budget_ms: STOP_BUDGET_MS, reason: "the index was not saved in time; the next start rebuilds it from the files" });
+      process.exit(1);
+    }, STOP_BUDGET_MS);
+    cutShort.unref();
+    void started
+      .catch(() => undefined)
+      .then(async () => {
+        await server?.close();
+        for (const host of hosts) await host.stop();
+        await logger.close?.();
+      })
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  transport.onclose = () => stop("the client closed stdin or stdout");
+
+  started = (async () => {
+    for (const host of hosts) await host.start();
+  })();
+  await started;
+  if (stopping) return;
   const registry = new VaultRegistry(hosts.map((host) => host.engine));
   const user: UserInfo = { name: DEFAULT_USER_NAME, readOnly: false, vaults: [] };
-  const server = buildMcpServer({
+  server = buildMcpServer({
     user,
     tools: ALL_TOOLS,
     directory: registry.forUser(user),
-    logger: options.logger,
+    logger,
     maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     version: VERSION,
     now: () => Date.now(),
   });
-  const transport = new StdioServerTransport();
-  const stop = async (): Promise<void> => {
-    await server.close();
-    for (const host of hosts) await host.stop();
-    process.exit(0);
-  };
-  transport.onclose = () => void stop();
-  process.on("SIGINT", () => void stop());
-  process.on("SIGTERM", () => void stop());
   await server.connect(transport);
-  options.logger.log({ level: "info", event: "startup", transport: "stdio", vaults: hosts.length, version: VERSION });
+  logger.log({ level: "info", event: "startup", transport: "stdio", vaults: hosts.length, version: VERSION, max_line_bytes: STDIO_LINE_LIMIT_BYTES });
 }

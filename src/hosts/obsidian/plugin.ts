@@ -1,6 +1,7 @@
 // The plugin: settings in data.json, the vault hosts and server started at layout-ready, the
 // settings tab, commands and status bar. Everything it starts, onunload stops.
 import { Notice, Plugin, type TFile } from "obsidian";
+import { describeFailure } from "../../core/errors";
 import { restoreVersion } from "../../core/write/restore";
 import { TRASH_FOLDER } from "../../core/write/trash";
 import { nodeHasher } from "../node/services";
@@ -279,7 +280,7 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
       }
       return found;
     } catch (error) {
-      this.logger.log({ level: "warn", event: "history_read_failed", path, reason: error instanceof Error ? error.message : String(error) });
+      this.logger.log({ level: "warn", event: "history_read_failed", path, reason: describeFailure(error) });
       return [];
     }
   }

@@ -1,5 +1,6 @@
 // One MCP vault inside Obsidian: the engine over a folder scope, kept live from vault and
 // metadataCache events, its index snapshot persisted in the plugin folder after a quiet period.
+import { describeFailure } from "../../core/errors";
 import { promises as fs } from "node:fs";
 import type { App, EventRef, TAbstractFile } from "obsidian";
 import { FileSystemAdapter, type TFile } from "obsidian";
@@ -106,7 +107,7 @@ export class ObsidianVaultHost {
         baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
       });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeFailure(error);
       this.options.logger.log({ level: "warn", event: "history_unavailable", vault: this.options.name, reason });
       return new UnavailableHistory(reason);
     }
@@ -156,7 +157,7 @@ export class ObsidianVaultHost {
         // Same bytes as indexed, new metadata: only the note's structure needs taking in again.
         if (reparsed.length > 0) await this.engine.reingest(reparsed);
       } catch (error) {
-        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.name, reason: describeFailure(error) });
       }
       this.schedulePersist();
     });
@@ -176,7 +177,7 @@ export class ObsidianVaultHost {
     try {
       await this.engine.persist();
     } catch (error) {
-      this.options.logger.log({ level: "warn", event: "index_persist_failed", vault: this.name, reason: error instanceof Error ? error.message : String(error) });
+      this.options.logger.log({ level: "warn", event: "index_persist_failed", vault: this.name, reason: describeFailure(error) });
     }
   }
 

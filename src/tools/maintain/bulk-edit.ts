@@ -1,7 +1,7 @@
 // What the vault-wide rewriting tools (tag_rename, vault_replace) share: plan over the vault without
 // the write lock, refuse before anything is written (limit, guards), then write each note through the
 // one write path without a reason and record a single summary commit (SPEC §8, §9).
-import { ToolError } from "../../core/errors";
+import { describeFailure, ToolError } from "../../core/errors";
 import type { VaultEngine } from "../../core/vault/types";
 import { decodeNote } from "../../core/write/text";
 import type { WriteResult } from "../../core/write/write-path";
@@ -152,7 +152,7 @@ export async function applyBulkEdit(request: BulkEditRequest): Promise<BulkOutco
     } catch (error) {
       // Some notes may already be written: record them, then say exactly where it stopped.
       const commitWarnings = await commit();
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeFailure(error);
       throw new ToolError(
         error instanceof ToolError ? error.code : "internal",
         `${tool} stopped at "${path}" after writing ${written.length} of ${previews.length} notes (${reason}). ${commitWarnings.join(" ")} Run the same call with dry_run: true to see what is left, then run it again.`.replace(/ {2,}/g, " "),

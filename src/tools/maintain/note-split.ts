@@ -6,7 +6,7 @@
 // names would capture, keep their targets (planned with LinkResolver as note_move plans them). The
 // whole split is first run as a dry run, so a refusal (a secret, a changed note) writes nothing; the
 // new notes are written before the original loses its sections; one summary commit records it all.
-import { ToolError, isToolError } from "../../core/errors";
+import { describeFailure, isToolError, ToolError } from "../../core/errors";
 import { applyPlannedEdits, retargetReference, type PlannedEdit } from "../../core/maintain/move-plan";
 import { LinkResolver, type NewLinkFormat } from "../../core/notes/link-resolver";
 import type { CachedMetadata, HeadingCache, Reference } from "../../core/notes/metadata";
@@ -136,7 +136,7 @@ function isWikilink(reference: AnyReference): boolean {
 }
 
 function stateAfterStart(written: readonly string[], cause: unknown): ToolError {
-  const why = cause instanceof Error ? cause.message : String(cause);
+  const why = describeFailure(cause);
   const done = written.length === 0 ? "nothing was written yet" : `already written: ${written.join(", ")}`;
   return new ToolError("conflict", `note_split stopped part way (${why}); ${done}. Nothing is lost: the original keeps its text until its own write. Check with note_read, delete unwanted new notes with note_delete, then call note_split again.`, {
     state: "unknown",
@@ -377,7 +377,7 @@ export const noteSplit = defineTool({
         if (resolved.stat) throw refuse(section.heading, `would become ${resolved.path}, which already exists`);
       } catch (error) {
         if (isToolError(error) && error.code === "invalid_argument") throw error;
-        throw refuse(section.heading, `gives a path the vault cannot hold (${error instanceof Error ? error.message : String(error)})`);
+        throw refuse(section.heading, `gives a path the vault cannot hold (${describeFailure(error)})`);
       }
     }
 
