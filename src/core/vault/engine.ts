@@ -55,6 +55,8 @@ const BATCH_NOTES = 512;
 /** Files to read and parse at least before the host's bulk ingest (other threads) pays for itself. */
 const BULK_MIN_FILES = 1000;
 const NAMED_PATHS_MAX = 20;
+/** Files compared with the table between two chances to pause. */
+const RECHECK_STEP = 1024;
 
 export interface EngineOptions {
   name: string;
@@ -199,7 +201,36 @@ export class Engine implements VaultEngine {
 
   /** Brings the table, metadata and index in line with the files on disk. */
   async reconcile(snapshot: ReconcileReport["snapshot"] = "loaded"): Promise<ReconcileReport> {
-    const current = await this.options.vault.listFiles();
+    return this.reconcileWith(await this.options.vault.listFiles(), snapshot);
+  }
+
+  /**
+   * The safety net behind the host's change events, which can be lost (a full event queue, a folder
+   * whose watch could not be set): stats every file and reconciles only when one differs from the
+   * table. Null when nothing did, the common case, which then costs the stats and touches nothing
+   * (a reconcile resets the sorted file list and the backlinks, which are slow to build again).
+   */
+  async recheck(): Promise<ReconcileReport | null> {
+    const vault = this.options.vault;
+    const pause = (): Promise<void> => this.slice.pause();
+    const current = vault.scanFiles ? await vault.scanFiles(pause) : await vault.listFiles();
+    await this.slice.yield();
+    const seen = new Set<string>();
+    let same = true;
+    for (const stat of current) {
+      const known = this.records.get(stat.path);
+      if (!known || known.mtime !== stat.mtime || known.size !== stat.size) {
+        same = false;
+        break;
+      }
+      seen.add(stat.path);
+      if (seen.size % RECHECK_STEP === 0) await this.slice.pause();
+    }
+    if (same && seen.size === this.records.size) return null;
+    return this.reconcileWith(current, "loaded");
+  }
+
+  private async reconcileWith(current: readonly FileStat[], snapshot: ReconcileReport["snapshot"]): Promise<ReconcileReport> {
     // Each step is a pass over every file of a large vault: the event loop gets a turn in between.
     await this.slice.yield();
     const manifest = new Map<string, { mtime: number; size: number }>();

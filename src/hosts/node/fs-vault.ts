@@ -1,6 +1,6 @@
 // The vault port over a folder on disk. Walks skip every dot-entry (SPEC §6), so hidden folders such
 // as .obsidian, .git and .trash never reach the engine.
-import { promises as fs, readFileSync, statSync, type Stats } from "node:fs";
+import { promises as fs, readdirSync, readFileSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../core/errors";
 import type { FileStat, VaultPort } from "../../core/ports";
@@ -12,6 +12,8 @@ export const OBSIDIAN_CONFIG_DIR = ".obsidian";
 
 /** Stats in flight at once while listing a folder. */
 const STAT_BATCH = 32;
+/** Entries a scan stats between two chances to pause: a few hundred microseconds of work. */
+const SCAN_STEP = 64;
 /**
  * Files up to this size are read synchronously: a few microseconds for a note, where the promise
  * read costs tens in thread-pool round trips (a search reads ten notes for its snippets). Larger
@@ -40,6 +42,43 @@ export class FsVault implements VaultPort {
     const out: FileStat[] = [];
     const root = await this.resolvedRoot();
     await this.walk("", out, root);
+    return out;
+  }
+
+  /**
+   * listFiles with synchronous stats, a few microseconds each against a warm cache where a promise
+   * stat costs tens: on 20,000 notes 150 ms of CPU time instead of 450-650.
+   */
+  async scanFiles(pause: () => Promise<void>): Promise<FileStat[]> {
+    const out: FileStat[] = [];
+    const realRoot = await this.resolvedRoot();
+    let visited = 0;
+    // Paths are joined by hand: path.join per file cost more than the stat.
+    const walk = async (relativeDir: string, absoluteDir: string): Promise<void> => {
+      let entries;
+      try {
+        entries = readdirSync(absoluteDir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith(".")) continue;
+        const relative = relativeDir ? `${relativeDir}/${entry.name}` : entry.name;
+        const absolute = `${absoluteDir}${path.sep}${entry.name}`;
+        if (entry.isFile()) {
+          const stats = statOrNull(absolute);
+          if (stats?.isFile()) out.push(toStat(relative.normalize("NFC"), stats));
+        } else if (entry.isSymbolicLink()) {
+          const target = containedTargetSync(absolute, realRoot);
+          if (target?.isDirectory()) await walk(relative, absolute);
+          else if (target?.isFile()) out.push(toStat(relative.normalize("NFC"), target));
+        } else if (entry.isDirectory()) {
+          await walk(relative, absolute);
+        }
+        if (++visited % SCAN_STEP === 0) await pause();
+      }
+    };
+    await walk("", this.root);
     return out;
   }
 
@@ -146,6 +185,23 @@ export class FsVault implements VaultPort {
     } catch {
       return null;
     }
+  }
+}
+
+function statOrNull(absolute: string): Stats | null {
+  try {
+    return statSync(absolute, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function containedTargetSync(absolute: string, realRoot: string): Stats | null {
+  try {
+    const real = realpathSync(absolute);
+    return isInside(realRoot, real) ? statSync(real) : null;
+  } catch {
+    return null;
   }
 }
 

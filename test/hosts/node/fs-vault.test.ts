@@ -58,3 +58,12 @@ test("hidden entries never reach the file table", () => {
   assert.ok(paths.every((p) => p.split("/").every((segment) => !segment.startsWith("."))));
   assert.equal(paths.filter((p) => p.endsWith(".md")).length, 21, "the 19 notes, wiki/real/inside.md and its view through alias-folder");
 });
+
+test("the periodic check's scan lists what the walk lists, symlinks and hidden entries alike", async () => {
+  const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const walked = (await host.vault.listFiles()).sort(byPath);
+  const scanned = (await host.vault.scanFiles(async () => undefined)).sort(byPath);
+  assert.ok(walked.length > 20);
+  assert.deepEqual(scanned, walked);
+});
+
