@@ -27,6 +27,7 @@ import type {
   Yielder,
 } from "../ports";
 import { WritePath } from "../write/write-path";
+import { vaultFolderMissing } from "./directory";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
@@ -201,7 +202,9 @@ export class Engine implements VaultEngine {
 
   /** Brings the table, metadata and index in line with the files on disk. */
   async reconcile(snapshot: ReconcileReport["snapshot"] = "loaded"): Promise<ReconcileReport> {
-    return this.reconcileWith(await this.options.vault.listFiles(), snapshot);
+    const current = await this.options.vault.listFiles();
+    this.requirePresent();
+    return this.reconcileWith(current, snapshot);
   }
 
   /**
@@ -214,6 +217,7 @@ export class Engine implements VaultEngine {
     const vault = this.options.vault;
     const pause = (): Promise<void> => this.slice.pause();
     const current = vault.scanFiles ? await vault.scanFiles(pause) : await vault.listFiles();
+    this.requirePresent();
     await this.slice.yield();
     const seen = new Set<string>();
     let same = true;
@@ -228,6 +232,15 @@ export class Engine implements VaultEngine {
     }
     if (same && seen.size === this.records.size) return null;
     return this.reconcileWith(current, "loaded");
+  }
+
+  /** A listing taken while the folder was vanishing would read as every note deleted: it is refused. */
+  private requirePresent(): void {
+    if (!this.available()) throw vaultFolderMissing(this.name);
+  }
+
+  available(): boolean {
+    return this.options.vault.present?.() ?? true;
   }
 
   private async reconcileWith(current: readonly FileStat[], snapshot: ReconcileReport["snapshot"]): Promise<ReconcileReport> {
@@ -281,6 +294,8 @@ export class Engine implements VaultEngine {
     for (const path of paths) {
       const stat = await this.options.vault.stat(path);
       if (!stat) {
+        // Every file is missing while the vault's folder is: the index keeps them for its return.
+        if (!this.available()) break;
         if (this.records.has(path)) {
           this.drop(path);
           touched = true;
@@ -300,7 +315,7 @@ export class Engine implements VaultEngine {
       this.sorted = null;
       this.version += 1;
     }
-    if (folderChanged) await this.reconcile();
+    if (folderChanged && this.available()) await this.reconcile();
   }
 
   /**

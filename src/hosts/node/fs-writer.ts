@@ -50,7 +50,7 @@ export class FsWriter implements WritePort {
 
   private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
     const dir = path.dirname(absolute);
-    await fs.mkdir(dir, { recursive: true });
+    await this.vault.makeFolder(dir);
     const temp = path.join(dir, `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}-${path.basename(absolute)}`);
     const handle = await fs.open(temp, "wx");
     try {
@@ -87,7 +87,7 @@ export class FsWriter implements WritePort {
   async renameFile(from: string, to: string): Promise<void> {
     const source = this.vault.absolute(from);
     const target = this.vault.absolute(to);
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    await this.vault.makeFolder(path.dirname(target));
     // link() refuses an existing target atomically, where rename() would replace it.
     let linked = true;
     try {
@@ -110,7 +110,7 @@ export class FsWriter implements WritePort {
 
   async writeHidden(relative: string, bytes: Uint8Array): Promise<boolean> {
     const absolute = this.vault.absolute(relative);
-    await fs.mkdir(path.dirname(absolute), { recursive: true });
+    await this.vault.makeFolder(path.dirname(absolute));
     try {
       const handle = await fs.open(absolute, "wx");
       try {

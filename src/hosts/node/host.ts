@@ -1,7 +1,7 @@
 // Wires one vault folder to the engine on Node: fs vault, parsed metadata, a snapshot store in the
 // data folder, the watcher, and a quiet-period persist so that bursts of edits write one snapshot.
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
@@ -19,6 +19,8 @@ import { VaultWatcher } from "./watcher";
 export const RECHECK_INTERVAL_MS = 30_000;
 /** The periodic check keeps to this share of the time: a check taking 1 s runs every 100 s. */
 export const RECHECK_CPU_SHARE = 0.01;
+/** How often the vault folder itself is looked for (one stat): a folder moved back is served within this. */
+export const ROOT_CHECK_MS = 1000;
 
 export interface NodeVaultOptions {
   name: string;
@@ -68,15 +70,17 @@ export class NodeVaultHost {
   private persistTimer: NodeJS.Timeout | null = null;
   private persisting: Promise<void> = Promise.resolve();
   private history: (HistoryPort & { close?(): Promise<void>; idle?(): Promise<void> }) | null = null;
-  /** Index work from the watcher and the periodic check, in order. */
+  /** Index work from the watcher, the periodic check and the vault folder's return, in order. */
   private work: Promise<void> = Promise.resolve();
   private recheckTimer: NodeJS.Timeout | null = null;
+  private rootTimer: NodeJS.Timeout | null = null;
+  private rootIno: number | null = null;
   private stopping = false;
 
   constructor(options: NodeVaultOptions) {
     assertOutsideVault(options.dataDir, options.root);
     this.options = options;
-    this.vault = new FsVault(options.root);
+    this.vault = new FsVault(options.root, options.name);
     this.writer = new FsWriter(this.vault, nodeHasher);
     this.engine = new Engine({
       writer: this.writer,
@@ -122,6 +126,9 @@ export class NodeVaultHost {
     }
     if (this.options.watch !== false) {
       await this.startWatcher();
+      this.rootIno = this.rootIdentity();
+      this.rootTimer = setInterval(() => this.checkRoot(), ROOT_CHECK_MS);
+      this.rootTimer.unref();
       this.scheduleRecheck(this.recheckInterval);
     }
     return report;
@@ -177,7 +184,7 @@ export class NodeVaultHost {
     this.recheckTimer = setTimeout(() => {
       this.recheckTimer = null;
       void this.serial(async () => {
-        if (this.stopping) return;
+        if (this.stopping || !this.vault.present()) return;
         const started = Date.now();
         const report = await this.engine.recheck();
         const took = Date.now() - started;
@@ -192,6 +199,43 @@ export class NodeVaultHost {
       });
     }, delay);
     this.recheckTimer.unref();
+  }
+
+  /** The vault folder's inode, or null while it is missing. */
+  private rootIdentity(): number | null {
+    try {
+      const stats = statSync(this.vault.root, { throwIfNoEntry: false });
+      return stats?.isDirectory() ? stats.ino : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Follows the vault folder itself: while it is missing, the watches are dropped (they would follow
+   * the folder to wherever it was moved) and the index is kept as it was; when it is back, or another
+   * folder took its place, it is watched anew and reconciled.
+   */
+  private checkRoot(): void {
+    if (this.stopping) return;
+    const ino = this.rootIdentity();
+    if (ino === this.rootIno) return;
+    const wasMissing = this.rootIno === null;
+    this.rootIno = ino;
+    this.vault.forgetRealRoot();
+    // Stopped outside the queue: stopping waits for the watcher's last changes, which queue there.
+    void this.watcher?.stop();
+    this.watcher = null;
+    if (ino === null) {
+      this.options.logger.log({ level: "warn", event: "vault_folder_missing", vault: this.options.name });
+      return;
+    }
+    if (wasMissing) this.options.logger.log({ level: "info", event: "vault_folder_restored", vault: this.options.name });
+    void this.serial(async () => {
+      if (this.stopping || this.rootIno !== ino) return;
+      await this.startWatcher();
+      await this.reconcile(wasMissing ? "folder_restored" : "folder_replaced");
+    });
   }
 
   private schedulePersist(): void {
@@ -230,6 +274,7 @@ export class NodeVaultHost {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.rootTimer) clearInterval(this.rootTimer);
     if (this.recheckTimer) clearTimeout(this.recheckTimer);
     await this.work;
     await this.watcher?.stop();
