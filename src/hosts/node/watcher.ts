@@ -61,6 +61,7 @@ export class VaultWatcher {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> = Promise.resolve();
   private closed = false;
+  private failures = 0;
   private readonly options: Required<Omit<WatcherOptions, "root" | "isKnown">> & Pick<WatcherOptions, "root" | "isKnown">;
 
   constructor(options: WatcherOptions) {
@@ -107,12 +108,12 @@ export class VaultWatcher {
       });
     } catch (error) {
       // Gone already (its parent reports that), or the system's watch limit is reached.
-      if ((error as { code?: string }).code !== "ENOENT") this.options.onError(watchFailure(error));
+      if ((error as { code?: string }).code !== "ENOENT") this.failed(error);
       return;
     }
     watcher.on("error", (error) => {
       this.unwatch(relative);
-      this.options.onError(watchFailure(error));
+      this.failed(error);
     });
     // Stat'ed after the watch is set: the inode recorded is the one watched, or a newer one, which the
     // next event of the parent folder then takes for a replaced folder and watches anew.
@@ -130,6 +131,11 @@ export class VaultWatcher {
       if (entry.isDirectory()) await this.watchTree(child, found);
       else if (found && (entry.isFile() || entry.isSymbolicLink())) found.push(child);
     }
+  }
+
+  /** Told once: over the system's watch limit every further folder fails the same way. */
+  private failed(error: unknown): void {
+    if (this.failures++ === 0) this.options.onError(watchFailure(error));
   }
 
   /** Drops the watches of a folder and every folder below it. */
