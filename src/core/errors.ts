@@ -11,6 +11,7 @@ export type ErrorCode =
   | "unsupported"
   | "forbidden"
   | "read_only"
+  | "unavailable"
   | "invalid_query"
   | "internal";
 

@@ -16,6 +16,16 @@ export interface FileStat {
 export interface VaultPort {
   /** Every visible file of the vault (dot-folders and dot-files skipped), any extension. */
   listFiles(): Promise<FileStat[]>;
+  /**
+   * The same files as listFiles, for the periodic check of a running server: hosts that can stat
+   * cheaply one file at a time (synchronously, against a warm cache) do so, pausing between stretches.
+   */
+  scanFiles?(pause: () => Promise<void>): Promise<FileStat[]>;
+  /**
+   * False while the vault's folder itself is missing (moved away, deleted, unmounted). Hosts whose
+   * vault cannot vanish under them (Obsidian) leave it out.
+   */
+  present?(): boolean;
   stat(path: string): Promise<FileStat | null>;
   /** The exact bytes of the file; rejects with a ToolError("not_found") when it is missing. */
   readBytes(path: string): Promise<Uint8Array>;

@@ -83,7 +83,8 @@ async function vaultResources(engine: VaultEngine): Promise<Resource[]> {
 
 export async function listResources(directory: VaultDirectory): Promise<ListResourcesResult> {
   const all: Resource[] = [];
-  for (const engine of directory.visible()) all.push(...(await vaultResources(engine)));
+  // A vault whose folder is missing has nothing to read; its notes come back with the folder.
+  for (const engine of directory.visible()) if (engine.available()) all.push(...(await vaultResources(engine)));
   if (all.length <= MAX_LISTED_RESOURCES) return { resources: all };
   return {
     resources: all.slice(0, MAX_LISTED_RESOURCES),

@@ -9,6 +9,15 @@ export interface UserScope {
 
 export const VAULT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
+/** The vault's folder is gone (moved, deleted, unmounted); the message never names where it was. */
+export function vaultFolderMissing(vault: string | undefined): ToolError {
+  return new ToolError(
+    "unavailable",
+    `The folder of ${vault ? `vault "${vault}"` : "this vault"} is missing; it was moved or deleted. Restore it (the vault comes back by itself within seconds), or restart the server with --vault pointing to it. Call vault_list to see which vaults are available.`,
+    { retry: "inspect_state" },
+  );
+}
+
 export class VaultRegistry {
   private readonly engines = new Map<string, VaultEngine>();
   private readonly defaultVault: string;
@@ -71,6 +80,7 @@ export class ScopedVaults {
         `Vault "${wanted}" is not available. Vaults you can use: ${names.join(", ") || "none"}. Call vault_list to see them.`,
       );
     }
+    if (!engine.available()) throw vaultFolderMissing(wanted);
     return engine;
   }
 }

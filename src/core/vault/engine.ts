@@ -27,6 +27,7 @@ import type {
   Yielder,
 } from "../ports";
 import { WritePath } from "../write/write-path";
+import { vaultFolderMissing } from "./directory";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
@@ -55,6 +56,8 @@ const BATCH_NOTES = 512;
 /** Files to read and parse at least before the host's bulk ingest (other threads) pays for itself. */
 const BULK_MIN_FILES = 1000;
 const NAMED_PATHS_MAX = 20;
+/** Files compared with the table between two chances to pause. */
+const RECHECK_STEP = 1024;
 
 export interface EngineOptions {
   name: string;
@@ -200,6 +203,47 @@ export class Engine implements VaultEngine {
   /** Brings the table, metadata and index in line with the files on disk. */
   async reconcile(snapshot: ReconcileReport["snapshot"] = "loaded"): Promise<ReconcileReport> {
     const current = await this.options.vault.listFiles();
+    this.requirePresent();
+    return this.reconcileWith(current, snapshot);
+  }
+
+  /**
+   * The safety net behind the host's change events, which can be lost (a full event queue, a folder
+   * whose watch could not be set): stats every file and reconciles only when one differs from the
+   * table. Null when nothing did, the common case, which then costs the stats and touches nothing
+   * (a reconcile resets the sorted file list and the backlinks, which are slow to build again).
+   */
+  async recheck(): Promise<ReconcileReport | null> {
+    const vault = this.options.vault;
+    const pause = (): Promise<void> => this.slice.pause();
+    const current = vault.scanFiles ? await vault.scanFiles(pause) : await vault.listFiles();
+    this.requirePresent();
+    await this.slice.yield();
+    const seen = new Set<string>();
+    let same = true;
+    for (const stat of current) {
+      const known = this.records.get(stat.path);
+      if (!known || known.mtime !== stat.mtime || known.size !== stat.size) {
+        same = false;
+        break;
+      }
+      seen.add(stat.path);
+      if (seen.size % RECHECK_STEP === 0) await this.slice.pause();
+    }
+    if (same && seen.size === this.records.size) return null;
+    return this.reconcileWith(current, "loaded");
+  }
+
+  /** A listing taken while the folder was vanishing would read as every note deleted: it is refused. */
+  private requirePresent(): void {
+    if (!this.available()) throw vaultFolderMissing(this.name);
+  }
+
+  available(): boolean {
+    return this.options.vault.present?.() ?? true;
+  }
+
+  private async reconcileWith(current: readonly FileStat[], snapshot: ReconcileReport["snapshot"]): Promise<ReconcileReport> {
     // Each step is a pass over every file of a large vault: the event loop gets a turn in between.
     await this.slice.yield();
     const manifest = new Map<string, { mtime: number; size: number }>();
@@ -250,6 +294,8 @@ export class Engine implements VaultEngine {
     for (const path of paths) {
       const stat = await this.options.vault.stat(path);
       if (!stat) {
+        // Every file is missing while the vault's folder is: the index keeps them for its return.
+        if (!this.available()) break;
         if (this.records.has(path)) {
           this.drop(path);
           touched = true;
@@ -269,7 +315,7 @@ export class Engine implements VaultEngine {
       this.sorted = null;
       this.version += 1;
     }
-    if (folderChanged) await this.reconcile();
+    if (folderChanged && this.available()) await this.reconcile();
   }
 
   /**

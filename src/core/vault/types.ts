@@ -76,6 +76,8 @@ export interface SearchOptions {
 export interface VaultEngine extends VaultView {
   /** The one write path of this vault (SPEC §8). */
   readonly writes: WritePath;
+  /** False while the vault's folder is missing (moved or deleted); every tool on it then refuses. */
+  available(): boolean;
   /** Resolves a path from outside (SPEC §6) and checks it stays inside the vault through symlinks. */
   resolve(input: string, options?: { note?: boolean }): Promise<{ path: string; stat: FileStat | null }>;
   trashCopies(path: string): Promise<Array<{ trash: string; when: number; bytes: number }>>;

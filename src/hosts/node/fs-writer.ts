@@ -19,10 +19,13 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Creates a file's folders; a file standing where a folder should be is reported as such. */
-async function makeFolders(dir: string): Promise<void> {
+/**
+ * Creates a file's folders inside the vault, never the vault's own folder; a file standing where a
+ * folder should be is reported as such.
+ */
+async function makeFolders(vault: FsVault, dir: string): Promise<void> {
   try {
-    await fs.mkdir(dir, { recursive: true });
+    await vault.makeFolder(dir);
   } catch (error) {
     if (fsErrorCode(error) === "EEXIST") throw Object.assign(new Error("a file stands where a folder should be"), { code: "ENOTDIR" });
     throw error;
@@ -70,7 +73,7 @@ export class FsWriter implements WritePort {
 
   private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
     const dir = path.dirname(absolute);
-    await makeFolders(dir);
+    await makeFolders(this.vault, dir);
     const temp = path.join(dir, `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}-${path.basename(absolute)}`);
     const handle = await fs.open(temp, "wx");
     try {
@@ -122,7 +125,7 @@ export class FsWriter implements WritePort {
 
   /** Puts the file at its new path, by a hard link (true) or a rename; refuses an existing target. */
   private async placeAt(source: string, target: string, to: string): Promise<boolean> {
-    await makeFolders(path.dirname(target));
+    await makeFolders(this.vault, path.dirname(target));
     // link() refuses an existing target atomically, where rename() would replace it.
     let linked = true;
     try {
@@ -147,7 +150,7 @@ export class FsWriter implements WritePort {
 
   private async writeHiddenFile(relative: string, bytes: Uint8Array): Promise<boolean> {
     const absolute = this.vault.absolute(relative);
-    await makeFolders(path.dirname(absolute));
+    await makeFolders(this.vault, path.dirname(absolute));
     let created = false;
     try {
       const handle = await fs.open(absolute, "wx");

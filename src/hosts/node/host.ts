@@ -2,7 +2,7 @@
 // data folder, the watcher, and a quiet-period persist so that bursts of edits write one snapshot.
 import { describeFailure } from "../../core/errors";
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
@@ -16,6 +16,13 @@ import { NodeMetadata } from "./node-metadata";
 import { nodeHasher, setImmediateYielder, systemClock } from "./services";
 import { VaultWatcher } from "./watcher";
 
+/** How often the vault is stat'ed for changes the watcher missed (at the least; see RECHECK_CPU_SHARE). */
+export const RECHECK_INTERVAL_MS = 30_000;
+/** The periodic check keeps to this share of the time: a check taking 1 s runs every 100 s. */
+export const RECHECK_CPU_SHARE = 0.01;
+/** How often the vault folder itself is looked for (one stat): a folder moved back is served within this. */
+export const ROOT_CHECK_MS = 1000;
+
 export interface NodeVaultOptions {
   name: string;
   root: string;
@@ -26,6 +33,8 @@ export interface NodeVaultOptions {
   trashRetentionDays?: number;
   /** Quiet time after the last change before the snapshot is rewritten. */
   persistDelayMs?: number;
+  /** The least time between two periodic checks (RECHECK_INTERVAL_MS when unset). */
+  recheckIntervalMs?: number;
   /** The private history (SPEC §9), in the data folder; on unless false. */
   history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
   /** Worker threads for a large build (one per core but one when unset); 0 builds in the main thread. */
@@ -62,11 +71,17 @@ export class NodeVaultHost {
   private persistTimer: NodeJS.Timeout | null = null;
   private persisting: Promise<void> = Promise.resolve();
   private history: (HistoryPort & { close?(): Promise<void>; idle?(): Promise<void> }) | null = null;
+  /** Index work from the watcher, the periodic check and the vault folder's return, in order. */
+  private work: Promise<void> = Promise.resolve();
+  private recheckTimer: NodeJS.Timeout | null = null;
+  private rootTimer: NodeJS.Timeout | null = null;
+  private rootIno: number | null = null;
+  private stopping = false;
 
   constructor(options: NodeVaultOptions) {
     assertOutsideVault(options.dataDir, options.root);
     this.options = options;
-    this.vault = new FsVault(options.root);
+    this.vault = new FsVault(options.root, options.name);
     this.writer = new FsWriter(this.vault, nodeHasher);
     this.engine = new Engine({
       writer: this.writer,
@@ -111,28 +126,117 @@ export class NodeVaultHost {
       this.engine.attachHistory(this.history);
     }
     if (this.options.watch !== false) {
-      this.watcher = new VaultWatcher({
-        root: this.vault.root,
-        onChanges: async (paths) => {
-          await this.engine.applyChanges(paths);
-          this.schedulePersist();
-        },
-        onBurst: async () => {
-          const burst = await this.engine.reconcile();
-          this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.options.name, reason: "burst", ...burst });
-          this.schedulePersist();
-        },
-        onError: (error) =>
-          this.options.logger.log({
-            level: "warn",
-            event: "watcher_error",
-            vault: this.options.name,
-            reason: describeFailure(error),
-          }),
-      });
-      this.watcher.start();
+      await this.startWatcher();
+      this.rootIno = this.rootIdentity();
+      this.rootTimer = setInterval(() => this.checkRoot(), ROOT_CHECK_MS);
+      this.rootTimer.unref();
+      this.scheduleRecheck(this.recheckInterval);
     }
     return report;
+  }
+
+  private get recheckInterval(): number {
+    return this.options.recheckIntervalMs ?? RECHECK_INTERVAL_MS;
+  }
+
+  private async startWatcher(): Promise<void> {
+    const watcher = new VaultWatcher({
+      root: this.vault.root,
+      isKnown: (path) => this.engine.file(path) !== undefined,
+      onChanges: (paths) =>
+        this.serial(async () => {
+          await this.engine.applyChanges(paths);
+          this.schedulePersist();
+        }),
+      onBurst: () => this.serial(() => this.reconcile("burst")),
+      onError: (error) =>
+        this.options.logger.log({
+          level: "warn",
+          event: "watcher_error",
+          vault: this.options.name,
+          reason: describeFailure(error),
+        }),
+    });
+    this.watcher = watcher;
+    await watcher.start();
+  }
+
+  /** Index work from outside changes, one piece at a time; a failure is logged, never thrown. */
+  private serial(task: () => Promise<void>): Promise<void> {
+    const next = this.work.then(task).catch((error: unknown) => {
+      this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.name, reason: error instanceof Error ? error.message : String(error) });
+    });
+    this.work = next;
+    return next;
+  }
+
+  private async reconcile(reason: string): Promise<void> {
+    const report = await this.engine.reconcile();
+    this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.options.name, reason, ...report });
+    this.schedulePersist();
+  }
+
+  /**
+   * The periodic check behind the watcher (events get lost: a full kernel queue, a folder over the
+   * system's watch limit). It stats every file, so on a vault large enough for that to cost, it runs
+   * less often, keeping to RECHECK_CPU_SHARE of the time.
+   */
+  private scheduleRecheck(delay: number): void {
+    this.recheckTimer = setTimeout(() => {
+      this.recheckTimer = null;
+      void this.serial(async () => {
+        if (this.stopping || !this.vault.present()) return;
+        const started = Date.now();
+        const report = await this.engine.recheck();
+        const took = Date.now() - started;
+        this.options.logger.log({ level: "debug", event: "index_rechecked", vault: this.options.name, duration_ms: took, changed: report !== null });
+        if (report) {
+          this.options.logger.log({ level: "info", event: "index_reconciled", vault: this.options.name, reason: "recheck", ...report, duration_ms: took });
+          this.schedulePersist();
+        }
+        delay = Math.max(this.recheckInterval, took / RECHECK_CPU_SHARE);
+      }).then(() => {
+        if (!this.stopping) this.scheduleRecheck(delay);
+      });
+    }, delay);
+    this.recheckTimer.unref();
+  }
+
+  /** The vault folder's inode, or null while it is missing. */
+  private rootIdentity(): number | null {
+    try {
+      const stats = statSync(this.vault.root, { throwIfNoEntry: false });
+      return stats?.isDirectory() ? stats.ino : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Follows the vault folder itself: while it is missing, the watches are dropped (they would follow
+   * the folder to wherever it was moved) and the index is kept as it was; when it is back, or another
+   * folder took its place, it is watched anew and reconciled.
+   */
+  private checkRoot(): void {
+    if (this.stopping) return;
+    const ino = this.rootIdentity();
+    if (ino === this.rootIno) return;
+    const wasMissing = this.rootIno === null;
+    this.rootIno = ino;
+    this.vault.forgetRealRoot();
+    // Stopped outside the queue: stopping waits for the watcher's last changes, which queue there.
+    void this.watcher?.stop();
+    this.watcher = null;
+    if (ino === null) {
+      this.options.logger.log({ level: "warn", event: "vault_folder_missing", vault: this.options.name });
+      return;
+    }
+    if (wasMissing) this.options.logger.log({ level: "info", event: "vault_folder_restored", vault: this.options.name });
+    void this.serial(async () => {
+      if (this.stopping || this.rootIno !== ino) return;
+      await this.startWatcher();
+      await this.reconcile(wasMissing ? "folder_restored" : "folder_replaced");
+    });
   }
 
   private schedulePersist(): void {
@@ -166,11 +270,17 @@ export class NodeVaultHost {
   /** Waits until outside changes seen so far are applied (tests and shutdown). */
   async idle(): Promise<void> {
     await this.watcher?.idle();
+    await this.work;
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.rootTimer) clearInterval(this.rootTimer);
+    if (this.recheckTimer) clearTimeout(this.recheckTimer);
+    await this.work;
     await this.watcher?.stop();
     this.watcher = null;
+    await this.work;
     if (this.persistTimer) {
       clearTimeout(this.persistTimer);
       this.persistTimer = null;

@@ -1,5 +1,6 @@
 // vault_list and vault_stats: what is served and how big it is.
 import type { LinkMap } from "../../core/ports";
+import { vaultFolderMissing } from "../../core/vault/directory";
 import type { VaultEngine, VaultView } from "../../core/vault/types";
 import { iso, vaultField } from "../common";
 import { object } from "../schema";
@@ -9,7 +10,7 @@ export const vaultList = defineTool({
   name: "vault_list",
   title: "List vaults",
   description:
-    "Lists the vaults you can use, with note and attachment counts, whether the search index is ready, and whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
+    "Lists the vaults you can use, with note and attachment counts, whether the vault is available (`available`; false while its folder is missing, and then every other tool on it refuses until the folder is back), whether the search index is ready, and whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
   group: "find",
   input: object({}),
   annotations: READ_ONLY,
@@ -20,9 +21,12 @@ export const vaultList = defineTool({
         const files = engine.files();
         const notes = files.filter((file) => file.isNote).length;
         const history = engine.history()?.status() ?? { versioned: false as const, reason: "history is turned off for this vault" };
+        const available = engine.available();
         return {
           name: engine.name,
           default: engine.name === defaultName,
+          available,
+          ...(available ? {} : { unavailable: vaultFolderMissing(engine.name).message }),
           notes,
           attachments: files.length - notes,
           index: engine.indexState(),

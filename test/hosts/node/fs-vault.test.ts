@@ -1,7 +1,7 @@
 // The vault port on disk: walks skip dot-entries, and no path — a symlink included — leads outside.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../../../src/core/errors";
 import { NodeVaultHost } from "../../../src/hosts/node/host";
@@ -57,4 +57,33 @@ test("hidden entries never reach the file table", () => {
   const paths = host.engine.files().map((file) => file.path);
   assert.ok(paths.every((p) => p.split("/").every((segment) => !segment.startsWith("."))));
   assert.equal(paths.filter((p) => p.endsWith(".md")).length, 21, "the 19 notes, wiki/real/inside.md and its view through alias-folder");
+});
+
+test("the periodic check's scan lists what the walk lists, symlinks and hidden entries alike", async () => {
+  const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const walked = (await host.vault.listFiles()).sort(byPath);
+  const scanned = (await host.vault.scanFiles(async () => undefined)).sort(byPath);
+  assert.ok(walked.length > 20);
+  assert.deepEqual(scanned, walked);
+});
+
+test("folders are made inside the vault, never the vault's own folder", async () => {
+  await host.vault.makeFolder(path.join(vault.dir, "made", "two", "deep"));
+  assert.ok(existsSync(path.join(vault.dir, "made", "two", "deep")));
+  const gone = `${vault.dir}-gone`;
+  renameSync(vault.dir, gone);
+  try {
+    const missing = (error: unknown): boolean => error instanceof ToolError && error.code === "unavailable" && /vault "edge" is missing/.test(error.message);
+    await assert.rejects(host.vault.makeFolder(path.join(vault.dir, "made", "again")), missing);
+    await assert.rejects(host.vault.makeFolder(vault.dir), missing);
+    await assert.rejects(host.writer.writeFile("made/note.md", new TextEncoder().encode("x\n"), null), missing);
+    assert.equal(existsSync(vault.dir), false);
+    assert.equal(host.vault.present(), false);
+    assert.deepEqual(await host.vault.listFiles(), []);
+  } finally {
+    renameSync(gone, vault.dir);
+  }
+  assert.equal(host.vault.present(), true);
+  await assert.rejects(host.vault.makeFolder(path.join(path.dirname(vault.dir), "beside")), /outside the vault/);
+  assert.equal(existsSync(path.join(path.dirname(vault.dir), "beside")), false);
 });

@@ -1,9 +1,10 @@
 // Outside edits reach the index through the watcher; a burst falls back to one reconcile.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { NodeVaultHost } from "../../../src/hosts/node/host";
+import { VaultWatcher } from "../../../src/hosts/node/watcher";
 import { JsonLineLogger } from "../../../src/hosts/node/services";
 import { EDGE_VAULT, tempVault, type TempVault } from "../../support/vaults";
 
@@ -86,4 +87,66 @@ test("a burst of changes falls back to one reconcile", async () => {
   await settled();
   assert.ok(lines.some((line) => line.includes('"reason":"burst"')), "the burst was reconciled in one pass");
   assert.equal((await host.engine.search("capybara", { limit: 1, offset: 0 })).total, 600);
+});
+
+/** Polls until the condition holds; fails naming what was waited for when the deadline passes. */
+async function within(deadline: number, what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > deadline) assert.fail(`${what}: not within ${deadline} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+test("one watch per folder, following folders made and removed", async () => {
+  const own = tempVault(EDGE_VAULT);
+  const watcher = new VaultWatcher({ root: own.dir, mode: "tree", onChanges: async () => undefined, onBurst: async () => undefined, onError: () => undefined });
+  try {
+    await watcher.start();
+    // The root and its visible folders (hidden ones such as .obsidian and .trash have none).
+    const folders = ["", "journal", "journal/2026", "projects", "projects/alpha", "projects/beta", "日本語", "wiki", "templates", "Deutsch Notizen", "Attachments", "inbox", "archive"];
+    assert.equal(watcher.watchedFolders, folders.length);
+    mkdirSync(path.join(own.dir, "later", "below"), { recursive: true });
+    await within(2000, "new folders watched", () => watcher.watchedFolders === folders.length + 2);
+    rmSync(path.join(own.dir, "projects"), { recursive: true });
+    await within(2000, "removed folders unwatched", () => watcher.watchedFolders === folders.length - 1);
+  } finally {
+    await watcher.stop();
+    own.cleanup();
+  }
+});
+
+test("an unchanged vault's periodic check changes nothing", async () => {
+  await host.idle();
+  const files = host.engine.files();
+  assert.equal(await host.engine.recheck(), null);
+  assert.equal(host.engine.files(), files, "the sorted table was not rebuilt");
+});
+
+test("the periodic check finds a change no watch reported", async () => {
+  const own = tempVault(EDGE_VAULT);
+  const checked = new NodeVaultHost({
+    name: "checked",
+    root: own.dir,
+    dataDir: own.dataDir,
+    logger: new JsonLineLogger({ write: () => undefined }),
+    history: false,
+    recheckIntervalMs: 100,
+  });
+  // A folder reached through a link inside the vault: indexed under both paths, watched under its own.
+  mkdirSync(path.join(own.dir, "target"));
+  writeFileSync(path.join(own.dir, "target", "far.md"), "Quokkas far.\n");
+  symlinkSync(path.join(own.dir, "target"), path.join(own.dir, "linked"));
+  await checked.start();
+  const found = async (word: string): Promise<string[]> =>
+    (await checked.engine.search(word, { limit: 10, offset: 0 })).hits.map((hit) => hit.path).sort();
+  try {
+    assert.deepEqual(await found("quokkas"), ["linked/far.md", "target/far.md"]);
+    writeFileSync(path.join(own.dir, "target", "far.md"), "Wallabies far.\n");
+    await within(3000, "both paths re-indexed", async () => (await found("wallabies")).length === 2);
+    assert.deepEqual(await found("quokkas"), []);
+  } finally {
+    await checked.stop();
+    own.cleanup();
+  }
 });
