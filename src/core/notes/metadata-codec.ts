@@ -105,6 +105,10 @@ class Writer {
   readonly ancestors: object[] = [];
   /** The key lists named so far, by shape number. */
   readonly shapes: (readonly string[])[] = [];
+  /** Each shape's number by its keys' WORDS codes as a string: a record finds its shape without a scan. */
+  readonly shapeNumbers = new Map<string, number>();
+  /** Each shape's codes string, by shape number, so shapes taken back are forgotten again. */
+  readonly shapeNames: string[] = [];
   lastShape = 0;
   /** String values of the records being written, innermost last; each record knows where its own begin. */
   readonly strings: string[] = [];
@@ -122,6 +126,8 @@ class Writer {
     this.previousCol = 0;
     this.ancestors.length = 0;
     this.shapes.length = 0;
+    this.shapeNumbers.clear();
+    this.shapeNames.length = 0;
     this.lastShape = 0;
     this.strings.length = 0;
     this.stringCount = 0;
@@ -328,12 +334,6 @@ function writeEntry(out: Writer, key: string, item: unknown, mode: Mode, strings
   }
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
-  return true;
-}
-
 // A list's records mostly share their keys, so the last shape used is tried first, in one pass over the
 // record that allocates no key list, and undone if the record has other keys.
 function writeRecordOfLastShape(out: Writer, record: Record<string, unknown>): boolean {
@@ -361,7 +361,9 @@ function writeRecordOfLastShape(out: Writer, record: Record<string, unknown>): b
   out.previousLine = previousLine;
   out.previousOffset = previousOffset;
   out.previousCol = previousCol;
+  for (let shape = shapeCount; shape < out.shapes.length; shape++) out.shapeNumbers.delete(out.shapeNames[shape] as string);
   out.shapes.length = shapeCount;
+  out.shapeNames.length = shapeCount;
   return false;
 }
 
@@ -376,14 +378,7 @@ function writeShapeNumber(out: Writer, shape: number): void {
 
 /** True when the record's keys are known from a shape; false when each must precede its value. */
 function writeShape(out: Writer, keys: readonly string[]): boolean {
-  const shapes = out.shapes;
-  for (let shape = 0; shape < shapes.length; shape++) {
-    if (sameKeys(shapes[shape] as readonly string[], keys)) {
-      out.lastShape = shape;
-      writeShapeNumber(out, shape);
-      return true;
-    }
-  }
+  // Only records of a few keys, all WORDS, have shapes.
   const codes: number[] = [];
   for (let index = 0; index < keys.length && keys.length <= MAX_SHAPE_KEYS; index++) {
     const code = WORD_CODES.get(keys[index] as string);
@@ -395,7 +390,17 @@ function writeShape(out: Writer, keys: readonly string[]): boolean {
     out.uint(keys.length);
     return false;
   }
+  const shapes = out.shapes;
+  const name = String.fromCharCode(...codes);
+  const known = out.shapeNumbers.get(name);
+  if (known !== undefined) {
+    out.lastShape = known;
+    writeShapeNumber(out, known);
+    return true;
+  }
   out.lastShape = shapes.length;
+  out.shapeNumbers.set(name, shapes.length);
+  out.shapeNames.push(name);
   shapes.push(keys);
   out.byte(NEW_SHAPE);
   out.uint(codes.length);

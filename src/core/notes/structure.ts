@@ -5,7 +5,7 @@
 // Offsets count characters of the text as given. Obsidian strips a byte order mark when it reads a file,
 // so callers pass `stripBom(text)`; a BOM that is left in is tolerated but shifts line 0 by one column.
 import { BlockScanner, type BlockSink } from "./blocks";
-import { frontmatterData, splitFrontmatter } from "./frontmatter";
+import { frontmatterData, splitFrontmatter, type FrontmatterParses } from "./frontmatter";
 import { type SourceLine, wikiReference } from "./inline";
 import type { CachedMetadata, FrontmatterLinkCache, ListItemCache, Pos } from "./metadata";
 import { basename } from "./paths";
@@ -16,7 +16,8 @@ export function stripBom(text: string): string {
   return text.startsWith(BOM) ? text.slice(1) : text;
 }
 
-export function parseNote(text: string): CachedMetadata {
+/** `parses`: an operation's frontmatter parses (see FrontmatterParses), when it has some. */
+export function parseNote(text: string, parses?: FrontmatterParses): CachedMetadata {
   const sink: BlockSink = { links: [], embeds: [], tags: [], headings: [], sections: [], listItems: [], blocks: {} };
   const scanner = new BlockScanner(sink, text);
   const split = splitFrontmatter(text);
@@ -36,7 +37,7 @@ export function parseNote(text: string): CachedMetadata {
     };
     cache.frontmatterPosition = frontmatterPosition;
     scanner.addSection({ type: "yaml", position: frontmatterPosition });
-    const data = frontmatterData(text, split);
+    const data = frontmatterData(text, split, parses);
     if (data) {
       cache.frontmatter = data;
       for (const [key, value] of Object.entries(data)) collectFrontmatterLinks(value, "", key, frontmatterLinks);

@@ -1,13 +1,13 @@
 // Frontmatter edits that touch only the keys they change (SPEC §5): the YAML is parsed to find each
 // key's byte range, and just that range is rewritten. Untouched keys, their order, comments and
 // quoting stay byte-identical, which re-serialising the whole block would not guarantee.
-import { isMap, isScalar, isSeq, parseDocument, stringify, type Node, type Pair } from "yaml";
+import { isMap, isScalar, isSeq, stringify, type Node, type Pair } from "yaml";
 import { ToolError } from "../errors";
-import { splitFrontmatter } from "../notes/frontmatter";
+import { FRONTMATTER_LIMIT_BYTES, parseFrontmatter, type FrontmatterParses } from "../notes/frontmatter";
 
 export type FrontmatterChange = { key: string; value: unknown } | { key: string; remove: true };
 
-interface Splice {
+export interface Splice {
   start: number;
   end: number;
   text: string;
@@ -62,16 +62,66 @@ function replacementFor(yaml: string, node: Node, value: unknown, eol: string): 
   return { start, end: valueEnd, text: multiline + trailing };
 }
 
-function findPair(items: Pair[], key: string): Pair | undefined {
-  return items.find((pair) => isScalar(pair.key) && String(pair.key.value) === key);
+/** Each key's first pair, so that a change finds its key without a scan of the whole map. */
+function pairsByKey(items: readonly Pair[]): Map<string, Pair> {
+  const pairs = new Map<string, Pair>();
+  for (const pair of items) {
+    if (!isScalar(pair.key)) continue;
+    const key = String(pair.key.value);
+    if (!pairs.has(key)) pairs.set(key, pair);
+  }
+  return pairs;
+}
+
+/** The text with the splices (which do not overlap) applied, built in one pass. */
+export function applySplices(text: string, splices: readonly Splice[]): string {
+  if (splices.length === 0) return text;
+  const ordered = [...splices].sort((a, b) => a.start - b.start);
+  const pieces: string[] = [];
+  let at = 0;
+  for (const splice of ordered) {
+    const start = Math.max(splice.start, at);
+    pieces.push(text.slice(at, start), splice.text);
+    at = Math.max(at, splice.end);
+  }
+  pieces.push(text.slice(at));
+  return pieces.join("");
+}
+
+/**
+ * The refusal of a change to frontmatter over FRONTMATTER_LIMIT_BYTES, which is never parsed. `would`:
+ * the frontmatter the write would leave, rather than the note's own.
+ */
+export function oversizeFrontmatterError(bytes: number, options: { path?: string; would?: boolean } = {}): ToolError {
+  const note = options.path === undefined ? "the note" : `"${options.path}"`;
+  const limit = `the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (256 KiB)`;
+  const details = { ...(options.path === undefined ? {} : { path: options.path }), bytes, limit: FRONTMATTER_LIMIT_BYTES };
+  if (options.would) {
+    return new ToolError(
+      "too_large",
+      `The frontmatter of ${note} would be ${bytes} bytes, over ${limit}; nothing was written. Keep the frontmatter to short properties and put long text in the body, below the closing --- line. A note whose frontmatter is already over the limit can still be read, and its body changed with note_edit or note_section_edit as long as the frontmatter stays exactly as it is.`,
+      { details },
+    );
+  }
+  return new ToolError(
+    "too_large",
+    `The frontmatter of ${note} is ${bytes} bytes, over ${limit}, so it is not parsed: its properties cannot be changed, and its tags, aliases and properties are not indexed. The note can still be read with note_read and is found by its body. Change the body with note_edit or note_section_edit (leaving the frontmatter exactly as it is), or replace the frontmatter with a smaller one using note_write.`,
+    { details },
+  );
 }
 
 /**
  * Applies the changes to the note's frontmatter. A note without frontmatter gets a block only when
  * `createIfMissing` is set and a key is being set; invalid YAML is refused rather than guessed at.
  */
-export function editFrontmatter(text: string, changes: readonly FrontmatterChange[], options: { createIfMissing: boolean }): string {
-  const split = splitFrontmatter(text);
+export function editFrontmatter(
+  text: string,
+  requested: readonly FrontmatterChange[],
+  options: { createIfMissing: boolean; parses?: FrontmatterParses | undefined },
+): string {
+  // A key named twice is changed once, as the last naming says: two splices of one key would overlap.
+  const changes = [...new Map(requested.map((change) => [change.key, change])).values()];
+  const { split, document, oversize } = parseFrontmatter(text, options.parses);
   const eol = split.eol;
   if (!split.exists) {
     const sets = changes.filter((change): change is { key: string; value: unknown } => !("remove" in change));
@@ -80,19 +130,19 @@ export function editFrontmatter(text: string, changes: readonly FrontmatterChang
     const bom = split.bom ? "\uFEFF" : "";
     return `${bom}---${eol}${lines.join(eol)}${eol}---${eol}${text.slice(split.bom ? 1 : 0)}`;
   }
+  if (oversize !== null) throw oversizeFrontmatterError(oversize);
   let yaml = text.slice(split.yamlStart, split.yamlEnd);
-  const document = parseDocument(yaml, { keepSourceTokens: false });
-  if (document.errors.length > 0 || (document.contents !== null && !isMap(document.contents))) {
+  if (document === null || document.errors.length > 0 || (document.contents !== null && !isMap(document.contents))) {
     throw new ToolError(
       "invalid_argument",
       "The note's frontmatter is not a valid YAML map, so its keys cannot be edited safely. Read the note, fix the frontmatter with note_write (or note_edit), then try again.",
     );
   }
-  const items = isMap(document.contents) ? (document.contents.items as Pair[]) : [];
+  const pairs = pairsByKey(isMap(document.contents) ? document.contents.items : []);
   const splices: Splice[] = [];
   const appended: string[] = [];
   for (const change of changes) {
-    const pair = findPair(items, change.key);
+    const pair = pairs.get(change.key);
     if ("remove" in change) {
       if (!pair || !isScalar(pair.key) || !pair.key.range) continue;
       const start = lineStartOf(yaml, pair.key.range[0]);
@@ -116,8 +166,7 @@ export function editFrontmatter(text: string, changes: readonly FrontmatterChang
     }
     splices.push(replacementFor(yaml, valueNode, change.value, eol));
   }
-  splices.sort((a, b) => b.start - a.start);
-  for (const splice of splices) yaml = yaml.slice(0, splice.start) + splice.text + yaml.slice(splice.end);
+  yaml = applySplices(yaml, splices);
   if (appended.length > 0) {
     if (yaml.length > 0 && !yaml.endsWith("\n")) yaml += eol;
     yaml += appended.join(eol) + eol;

@@ -3,13 +3,13 @@
 // atomic write, index update, history. Nothing else in the code base writes a note.
 import { formatMoment } from "../dates-format";
 import { describeFailure, ToolError } from "../errors";
-import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
+import { FrontmatterParses, parseFrontmatter, splitFrontmatter, type FrontmatterSplit } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
 import type { Clock, Hasher, HistoryMeta, Logger, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
-import { editFrontmatter } from "./frontmatter-edit";
+import { editFrontmatter, oversizeFrontmatterError } from "./frontmatter-edit";
 import { WriteLock } from "./lock";
 import { findSecrets } from "./secrets";
 import { decodeNote, encodeNote, NEW_NOTE_ENCODING, type NoteEncoding } from "./text";
@@ -25,8 +25,12 @@ export interface WriteOperation {
   reason?: string;
   /** `create`: the note must not exist; `update`: it must; `upsert`: either. */
   mode: "create" | "update" | "upsert";
-  /** The new text from the current one (LF, no BOM; null when creating). Throw ToolError to refuse. */
-  transform(current: string | null): string;
+  /**
+   * The new text from the current one (LF, no BOM; null when creating). Throw ToolError to refuse.
+   * `parses`: frontmatter parsed during this write; pass it on to whatever parses frontmatter, so the
+   * write path's own checks do not parse the same YAML again.
+   */
+  transform(current: string | null, parses: FrontmatterParses): string;
   /** Bookkeeping writes (link rewrites, tag rename, replace, restore) leave created/updated alone. */
   skip_touch?: boolean;
   allow_invalid_frontmatter?: boolean;
@@ -95,6 +99,14 @@ function localDateTime(ms: number): string {
   return formatMoment(ms, "YYYY-MM-DD[T]HH:mm:ss");
 }
 
+/** Whether `after` (whose split is given) has other frontmatter YAML than `before`. */
+function changedFrontmatter(before: string | null, after: string, split: FrontmatterSplit): boolean {
+  if (before === null) return true;
+  const previous = splitFrontmatter(before);
+  if (previous.exists !== split.exists) return true;
+  return before.slice(previous.yamlStart, previous.yamlEnd) !== after.slice(split.yamlStart, split.yamlEnd);
+}
+
 
 export class WritePath {
   private readonly options: WritePathOptions;
@@ -138,10 +150,14 @@ export class WritePath {
     }
   }
 
-  private touch(text: string, creating: boolean): string {
+  private touch(text: string, creating: boolean, parses: FrontmatterParses, warnings: string[]): string {
     const split = splitFrontmatter(text);
     if (!split.exists && !creating) return text;
-    const parsed = split.exists ? parseFrontmatter(text) : null;
+    const parsed = split.exists ? parseFrontmatter(text, parses) : null;
+    if (parsed?.oversize != null) {
+      warnings.push(`created/updated were not stamped: the frontmatter is ${parsed.oversize} bytes, over the 256 KiB limit, so it is left exactly as it is.`);
+      return text;
+    }
     if (parsed && parsed.data === null) return text;
     const now = this.options.clock.now();
     const data = parsed?.data ?? {};
@@ -150,12 +166,16 @@ export class WritePath {
     const changes: Array<{ key: string; value: unknown }> = [];
     if (data.created === undefined) changes.push({ key: "created", value: localDate(now) });
     changes.push({ key: "updated", value: stamp });
-    return editFrontmatter(text, changes, { createIfMissing: true });
+    return editFrontmatter(text, changes, { createIfMissing: true, parses });
   }
 
-  private guard(op: WriteOperation, before: string | null, after: string): string[] {
-    const parsed = parseFrontmatter(after);
-    if (parsed.split.exists && parsed.error !== null && !op.allow_invalid_frontmatter) {
+  private guard(op: WriteOperation, before: string | null, after: string, parses: FrontmatterParses): string[] {
+    const parsed = parseFrontmatter(after, parses);
+    // Frontmatter over the limit is never parsed, so it may only stay exactly as it was.
+    if (parsed.oversize !== null && changedFrontmatter(before, after, parsed.split)) {
+      throw oversizeFrontmatterError(parsed.oversize, { path: op.path, would: true });
+    }
+    if (parsed.split.exists && parsed.oversize === null && parsed.error !== null && !op.allow_invalid_frontmatter) {
       throw new ToolError(
         "invalid_argument",
         `The resulting frontmatter of "${op.path}" would not be valid YAML (${parsed.error}). Fix the YAML between the --- lines, or pass allow_invalid_frontmatter: true if that is intended.`,
@@ -170,14 +190,14 @@ export class WritePath {
         { details: { lines: secrets.map((finding) => finding.line), detectors: secrets.map((finding) => finding.detector) } },
       );
     }
-    return this.brokenLinkWarnings(op.path, before, after);
+    return this.brokenLinkWarnings(op.path, before, after, parses);
   }
 
-  private brokenLinkWarnings(path: string, before: string | null, after: string): string[] {
+  private brokenLinkWarnings(path: string, before: string | null, after: string, parses: FrontmatterParses): string[] {
     const broken = (text: string | null): Map<string, number> => {
       const found = new Map<string, number>();
       if (text === null) return found;
-      const cache = parseNote(text);
+      const cache = parseNote(text, parses);
       const refs = [...(cache.links ?? []), ...(cache.embeds ?? [])];
       for (const ref of refs) {
         const linkpath = stripSubpath(ref.link);
@@ -262,9 +282,10 @@ export class WritePath {
       const current = await this.readCurrent(op.path);
       this.checkExpectations(op, current);
       const creating = !current.exists;
-      let next = op.transform(current.text);
-      const warnings = this.guard(op, current.text, next);
-      if (!op.skip_touch && next !== current.text) next = this.touch(next, creating);
+      const parses = new FrontmatterParses();
+      let next = op.transform(current.text, parses);
+      const warnings = this.guard(op, current.text, next, parses);
+      if (!op.skip_touch && next !== current.text) next = this.touch(next, creating, parses, warnings);
       const encoding = op.encoding ?? current.encoding;
       const bytes = encodeNote(next, encoding);
       const reencoded = current.exists && (encoding.bom !== current.encoding.bom || encoding.crlf !== current.encoding.crlf);

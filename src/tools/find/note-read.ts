@@ -1,5 +1,6 @@
 // note_read and note_outline: a bounded window of a note's text, or its shape without the body.
 import { ToolError } from "../../core/errors";
+import { FRONTMATTER_LIMIT_BYTES, oversizeFrontmatter } from "../../core/notes/frontmatter";
 import { sameHash } from "../../core/notes/hash";
 import { findSection } from "../../core/notes/sections";
 import { parseNote, stripBom } from "../../core/notes/structure";
@@ -36,6 +37,16 @@ function structureOf(engine: VaultEngine, file: ReadFile, plain: string): Cached
   const cached = engine.cache(file.path);
   const known = engine.file(file.path)?.hash;
   return cached && known !== undefined && sameHash(known, file.content_hash) ? cached : parseNote(plain);
+}
+
+/** Why a note shows no properties although it has frontmatter: it is over the limit, so never parsed. */
+function frontmatterWarnings(plain: string, cache: CachedMetadata | null): string[] {
+  const bytes = oversizeFrontmatter(plain);
+  if (bytes === null) return [];
+  const missing = cache?.frontmatter === undefined ? "it is not parsed, so its properties, tags and aliases are missing here and in searches, and " : "";
+  return [
+    `The frontmatter is ${bytes} bytes, over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (256 KiB): ${missing}its properties cannot be changed with note_frontmatter. The body is read and indexed as usual; to change the frontmatter, replace it with a smaller one using note_write.`,
+  ];
 }
 
 function linkCounts(engine: VaultEngine, path: string) {
@@ -107,6 +118,8 @@ export const noteRead = defineTool({
       result.tags = summary?.tags ?? [];
       result.aliases = summary?.aliases ?? [];
       result.links = linkCounts(engine, file.path);
+      const warnings = frontmatterWarnings(stripBom(text), engine.cache(file.path));
+      if (warnings.length > 0) result.warnings = warnings;
     }
     return result;
   },
@@ -126,6 +139,7 @@ export const noteOutline = defineTool({
     const plain = stripBom(text);
     const cache = structureOf(engine, file, plain);
     const facts = engine.noteFacts(file.path);
+    const warnings = frontmatterWarnings(plain, cache);
     return {
       vault: engine.name,
       path: file.path,
@@ -144,6 +158,7 @@ export const noteOutline = defineTool({
       })),
       links: linkCounts(engine, file.path),
       open_tasks: (facts?.tasks ?? []).filter((task) => !task.done).map((task) => ({ line: task.line, text: task.text })),
+      ...(warnings.length > 0 ? { warnings } : {}),
     };
   },
 });

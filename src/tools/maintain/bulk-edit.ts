@@ -2,14 +2,18 @@
 // the write lock, refuse before anything is written (limit, guards), then write each note through the
 // one write path without a reason and record a single summary commit (SPEC §8, §9).
 import { describeFailure, ToolError } from "../../core/errors";
+import type { FrontmatterParses } from "../../core/notes/frontmatter";
 import type { VaultEngine } from "../../core/vault/types";
 import { decodeNote } from "../../core/write/text";
 import type { WriteResult } from "../../core/write/write-path";
 import type { ToolContext } from "../types";
 import { actorOf } from "../write/common";
 
-/** A rewrite of one note's text (LF, no BOM, as the write path hands it over) and how many places changed. */
-export type NoteRewrite = (path: string, text: string) => { text: string; occurrences: number };
+/**
+ * A rewrite of one note's text (LF, no BOM, as the write path hands it over) and how many places
+ * changed; `parses` is the write's, for a rewrite that parses frontmatter.
+ */
+export type NoteRewrite = (path: string, text: string, parses?: FrontmatterParses) => { text: string; occurrences: number };
 
 export interface BulkNote {
   path: string;
@@ -95,8 +99,8 @@ export async function applyBulkEdit(request: BulkEditRequest): Promise<BulkOutco
       dry_run: dryRun,
       skip_touch: true,
       actor,
-      transform: (current) => {
-        const rewritten = request.rewrite(path, current ?? "");
+      transform: (current, parses) => {
+        const rewritten = request.rewrite(path, current ?? "", parses);
         occurrences = rewritten.occurrences;
         return rewritten.text;
       },

@@ -3,7 +3,7 @@
 // the target's, every link to it is redirected, and the source goes to the trash. Dry run first.
 import { formatMoment } from "../../core/dates-format";
 import { ToolError } from "../../core/errors";
-import { parseFrontmatter, splitFrontmatter } from "../../core/notes/frontmatter";
+import { parseFrontmatter, splitFrontmatter, type FrontmatterParses } from "../../core/notes/frontmatter";
 import type { NewLinkFormat } from "../../core/notes/link-resolver";
 import { basename, extname } from "../../core/notes/paths";
 import { planMerge } from "../../core/maintain/merge-plan";
@@ -102,17 +102,18 @@ export const noteMerge = defineTool({
     if (redirectedSource === null) throw new ToolError("conflict", `"${source}" changed while the merge was planned; call note_merge again.`, { state: "not_applied" });
     const body = mergedBody(redirectedSource, headings, heading);
 
-    const sourceData = parseFrontmatter(sourceText).data ?? {};
+    const sourceFrontmatter = parseFrontmatter(sourceText);
+    const sourceData = sourceFrontmatter.data ?? {};
     const aliases = [basename(source).replace(/\.md$/i, ""), ...stringsOf(keyOf(sourceData, /^alias(es)?$/i))];
     const tags = stringsOf(keyOf(sourceData, /^tags?$/i)).map((tag) => tag.replace(/^#/, ""));
     const targetPlan = plan.notes.find((file) => file.path === target);
     const others = plan.notes.filter((file) => file.path !== target);
     const stamp = formatMoment(ctx.now(), "YYYY-MM-DD");
     const section = `## ${heading}\n\n<!-- merged from ${source} on ${stamp} -->\n\n${body}`;
-    const buildTarget = (current: string): string => {
+    const buildTarget = (current: string, parses: FrontmatterParses): string => {
       const linked = targetPlan ? applyPlannedEdits(current, targetPlan.edits) : current;
       if (linked === null) throw new ToolError("conflict", `"${target}" changed while the merge was planned; call note_merge again.`, { state: "not_applied" });
-      const withAliases = applyFrontmatterRequest(linked, { add_aliases: aliases, add_tags: tags }).text;
+      const withAliases = applyFrontmatterRequest(linked, { add_aliases: aliases, add_tags: tags }, { parses, path: target }).text;
       return `${withAliases.replace(/\s+$/, "")}\n\n${section}`;
     };
     const actor = actorOf(ctx);
@@ -125,9 +126,12 @@ export const noteMerge = defineTool({
       dry_run: args.dry_run,
       actor,
       allow_invalid_frontmatter: true,
-      transform: (current) => buildTarget(current ?? ""),
+      transform: (current, parses) => buildTarget(current ?? "", parses),
     });
     const warnings = [...targetResult.warnings];
+    if (sourceFrontmatter.oversize !== null) {
+      warnings.push(`The frontmatter of ${source} is over the 256 KiB limit and is not parsed, so its aliases and tags were not carried over; its trash copy keeps it.`);
+    }
     const results: Array<{ path: string; edits: Array<{ line: number; before: string; after: string }>; diff: string; trash?: string }> = [];
     for (const file of others) {
       const result = await engine.writes.write({

@@ -1,9 +1,10 @@
 // tag_rename: one tag (and its nested children) renamed in every note, in frontmatter and inline.
 // Inline places come from the metadata cache, which never counts code, `word#tag` or a longer tag;
 // frontmatter values are spliced one scalar at a time, so the rest of the YAML stays byte for byte.
-import { isMap, isScalar, isSeq, parse as parseYaml, parseDocument, type Pair, type Scalar } from "yaml";
+import { isMap, isScalar, isSeq, parse as parseYaml, type Scalar } from "yaml";
 import { ToolError } from "../../core/errors";
-import { splitFrontmatter } from "../../core/notes/frontmatter";
+import { parseFrontmatter, type FrontmatterParses } from "../../core/notes/frontmatter";
+import { applySplices, type Splice } from "../../core/write/frontmatter-edit";
 import type { CachedMetadata, TagCache } from "../../core/notes/metadata";
 import { parseNote } from "../../core/notes/structure";
 import type { VaultEngine } from "../../core/vault/types";
@@ -16,12 +17,6 @@ import { applyBulkEdit, enforceLimit, transformText } from "./bulk-edit";
 /** Obsidian reads `tags` in any case; the index also counts the singular, so renaming must too. */
 const TAGS_KEY = /^tags?$/i;
 const SUGGESTIONS = 5;
-
-interface Splice {
-  start: number;
-  end: number;
-  text: string;
-}
 
 function identity(segment: string): string {
   return segment.normalize("NFC").toLowerCase();
@@ -83,15 +78,13 @@ function scalarSource(node: Scalar, value: string): string | null {
   }
 }
 
-function frontmatterSplices(text: string, renamer: TagRenamer): Splice[] {
-  const split = splitFrontmatter(text);
-  if (!split.exists) return [];
-  const yaml = text.slice(split.yamlStart, split.yamlEnd);
-  const document = parseDocument(yaml);
-  // Invalid YAML has no frontmatter for Obsidian either, so no frontmatter tags to rename.
-  if (document.errors.length > 0 || !isMap(document.contents)) return [];
+function frontmatterSplices(text: string, renamer: TagRenamer, parses: FrontmatterParses | undefined): Splice[] {
+  // Invalid YAML has no frontmatter for Obsidian either, so no frontmatter tags to rename; frontmatter
+  // over the size limit is not parsed, and has no tags in the index either.
+  const { split, document } = parseFrontmatter(text, parses);
+  if (document === null || document.errors.length > 0 || !isMap(document.contents)) return [];
   const splices: Splice[] = [];
-  for (const pair of document.contents.items as Pair[]) {
+  for (const pair of document.contents.items) {
     if (!isScalar(pair.key) || !TAGS_KEY.test(String(pair.key.value))) continue;
     const values = isSeq(pair.value) ? pair.value.items : [pair.value];
     for (const node of values) {
@@ -127,10 +120,10 @@ function locate(text: string, tags: readonly TagCache[]): Array<{ tag: string; s
   return located;
 }
 
-function inlineSplices(text: string, cache: CachedMetadata | null, renamer: TagRenamer): Splice[] {
+function inlineSplices(text: string, cache: CachedMetadata | null, renamer: TagRenamer, parses: FrontmatterParses | undefined): Splice[] {
   // Lines and columns survive the write path's CRLF→LF and BOM handling; offsets would not. A cache
   // older than the text (a write in between) is replaced by the same parser's view of the text.
-  const located = (cache && locate(text, cache.tags ?? [])) ?? locate(text, parseNote(text).tags ?? []) ?? [];
+  const located = (cache && locate(text, cache.tags ?? [])) ?? locate(text, parseNote(text, parses).tags ?? []) ?? [];
   const splices: Splice[] = [];
   for (const { tag, start } of located) {
     const renamed = renamer.rename(tag.slice(1));
@@ -139,11 +132,15 @@ function inlineSplices(text: string, cache: CachedMetadata | null, renamer: TagR
   return splices;
 }
 
-export function renameTagsInText(text: string, cache: CachedMetadata | null, renamer: TagRenamer): { text: string; occurrences: number } {
-  const splices = [...frontmatterSplices(text, renamer), ...inlineSplices(text, cache, renamer)].sort((a, b) => b.start - a.start);
-  let result = text;
-  for (const splice of splices) result = result.slice(0, splice.start) + splice.text + result.slice(splice.end);
-  return { text: result, occurrences: splices.length };
+/** `parses`: the write's frontmatter parses, when renaming inside one. */
+export function renameTagsInText(
+  text: string,
+  cache: CachedMetadata | null,
+  renamer: TagRenamer,
+  parses?: FrontmatterParses,
+): { text: string; occurrences: number } {
+  const splices = [...frontmatterSplices(text, renamer, parses), ...inlineSplices(text, cache, renamer, parses)];
+  return { text: applySplices(text, splices), occurrences: splices.length };
 }
 
 function knownTags(engine: VaultEngine): Map<string, number> {
@@ -213,7 +210,7 @@ export const tagRename = defineTool({
       tool: "tag_rename",
       paths: affected,
       dryRun: args.dry_run,
-      rewrite: (path, text) => renameTagsInText(text, engine.cache(path), renamer),
+      rewrite: (path, text, parses) => renameTagsInText(text, engine.cache(path), renamer, parses),
       subject: (notes) => `tag_rename: #${from} -> #${to} (${notes} note${notes === 1 ? "" : "s"})`.slice(0, 140),
       reason: args.reason,
     });

@@ -3,6 +3,7 @@
 // agent writes into the very note the user opens with "Open today's daily note".
 import { addDays, dayKey, daysBetween, formatMoment, localDayOf, localDayStart, parseDay, type LocalDay } from "../../core/dates-format";
 import { ToolError } from "../../core/errors";
+import type { FrontmatterParses } from "../../core/notes/frontmatter";
 import { findSection } from "../../core/notes/sections";
 import { basename, resolveVaultPath } from "../../core/notes/paths";
 import { parseNote } from "../../core/notes/structure";
@@ -67,10 +68,10 @@ function headingText(heading: string): string {
  * any sub-section's end), with one blank line kept before the next heading. A missing heading is
  * added as `## heading` at the end of the note.
  */
-export function appendUnderHeading(text: string, heading: string, entry: string): string {
+export function appendUnderHeading(text: string, heading: string, entry: string, parses?: FrontmatterParses): string {
   let section;
   try {
-    section = findSection(text, parseNote(text), heading);
+    section = findSection(text, parseNote(text, parses), heading);
   } catch (error) {
     if (!(error instanceof ToolError && error.code === "not_found")) throw error;
     const body = text.replace(/\s+$/, "");
@@ -174,7 +175,7 @@ export const journal = defineTool({
       mode: "upsert",
       dry_run: args.dry_run,
       ...(args.reason !== undefined ? { reason: args.reason } : {}),
-      transform: (current) => appendUnderHeading(current ?? template.text ?? "", heading, entry),
+      transform: (current, parses) => appendUnderHeading(current ?? template.text ?? "", heading, entry, parses),
     });
     if (template.warning !== undefined && result.created) result.warnings.push(template.warning);
     return writeResult(result, { date, heading });

@@ -1,8 +1,8 @@
 // note_frontmatter: properties without touching the body. Only the keys that change are rewritten
 // (editFrontmatter), so comments, order and quoting of everything else stay byte for byte.
 import { ToolError } from "../../core/errors";
-import { parseFrontmatter } from "../../core/notes/frontmatter";
-import { editFrontmatter, type FrontmatterChange } from "../../core/write/frontmatter-edit";
+import { FRONTMATTER_LIMIT_BYTES, parseFrontmatter, type FrontmatterParses } from "../../core/notes/frontmatter";
+import { editFrontmatter, oversizeFrontmatterError, type FrontmatterChange } from "../../core/write/frontmatter-edit";
 import { pathField, vaultField } from "../common";
 import { object, optional, record, stringList } from "../schema";
 import { defineTool } from "../types";
@@ -85,7 +85,8 @@ function setChange(data: Record<string, unknown>, kind: SetKind, edit: SetEdit):
 
 function refuseOverlaps(request: FrontmatterRequest): void {
   const setKeys = Object.keys(request.set ?? {});
-  const both = setKeys.filter((key) => (request.unset ?? []).includes(key));
+  const unset = new Set(request.unset ?? []);
+  const both = setKeys.filter((key) => unset.has(key));
   if (both.length > 0) {
     throw new ToolError("invalid_argument", `Key(s) ${both.join(", ")} are both in set and unset. Pass each key in one of them only.`);
   }
@@ -100,10 +101,18 @@ function refuseOverlaps(request: FrontmatterRequest): void {
   }
 }
 
-/** The note's text with the requested frontmatter changes; the body is never touched. */
-export function applyFrontmatterRequest(text: string, request: FrontmatterRequest): { text: string; tags?: string[]; aliases?: string[] } {
+/**
+ * The note's text with the requested frontmatter changes; the body is never touched. `parses`: the
+ * write's frontmatter parses; `path`: the note, for the refusal of frontmatter over the limit.
+ */
+export function applyFrontmatterRequest(
+  text: string,
+  request: FrontmatterRequest,
+  options: { parses?: FrontmatterParses; path?: string } = {},
+): { text: string; tags?: string[]; aliases?: string[] } {
   refuseOverlaps(request);
-  const parsed = parseFrontmatter(text);
+  const parsed = parseFrontmatter(text, options.parses);
+  if (parsed.oversize !== null) throw oversizeFrontmatterError(parsed.oversize, options.path === undefined ? {} : { path: options.path });
   if (parsed.split.exists && parsed.error !== null) {
     throw new ToolError(
       "invalid_argument",
@@ -126,7 +135,7 @@ export function applyFrontmatterRequest(text: string, request: FrontmatterReques
     changes.push(aliases.change);
     out.aliases = aliases.members;
   }
-  if (changes.length > 0) out.text = editFrontmatter(text, changes, { createIfMissing: true });
+  if (changes.length > 0) out.text = editFrontmatter(text, changes, { createIfMissing: true, parses: options.parses });
   return out;
 }
 
@@ -134,7 +143,8 @@ export const noteFrontmatter = defineTool({
   name: "note_frontmatter",
   title: "Change a note's properties",
   description:
-    "Changes frontmatter properties of a note and nothing else: `set` sets keys to values (strings, numbers, booleans, lists), `unset` removes keys, add_tags/remove_tags and add_aliases/remove_aliases edit tags and aliases as sorted sets without duplicates (tags without #; matching ignores case). Only the changed keys are rewritten: comments, order and formatting of the rest stay exactly as they were, and the body is untouched. A note without frontmatter gets a block only when something is set or added. Pass content_hash from your read to be sure the note did not change. Returns the write result with the diff, plus the resulting `tags`/`aliases` when they changed. To read properties use note_read with with_metadata or note_outline; to rename a tag everywhere use tag_rename.",
+    "Changes frontmatter properties of a note and nothing else: `set` sets keys to values (strings, numbers, booleans, lists), `unset` removes keys, add_tags/remove_tags and add_aliases/remove_aliases edit tags and aliases as sorted sets without duplicates (tags without #; matching ignores case). Only the changed keys are rewritten: comments, order and formatting of the rest stay exactly as they were, and the body is untouched. A note without frontmatter gets a block only when something is set or added. Pass content_hash from your read to be sure the note did not change. Returns the write result with the diff, plus the resulting `tags`/`aliases` when they changed. To read properties use note_read with with_metadata or note_outline; to rename a tag everywhere use tag_rename. " +
+    `Frontmatter over ${FRONTMATTER_LIMIT_BYTES / 1024} KiB is not parsed, so its properties cannot be changed here: replace it with a smaller one using note_write.`,
   group: "write",
   input: object({
     vault: vaultField,
@@ -168,8 +178,8 @@ export const noteFrontmatter = defineTool({
       expected_hash: args.content_hash,
       dry_run: args.dry_run,
       reason: args.reason,
-      transform: (current) => {
-        const applied = applyFrontmatterRequest(current ?? "", request);
+      transform: (current, parses) => {
+        const applied = applyFrontmatterRequest(current ?? "", request, { parses, path });
         outcome = applied;
         return applied.text;
       },

@@ -51,9 +51,9 @@ export const noteSectionEdit = defineTool({
       expected_hash: args.content_hash,
       dry_run: args.dry_run,
       reason: args.reason,
-      transform: (current) => {
+      transform: (current, parses) => {
         const text = current ?? "";
-        return applySectionEdit(text, parseNote(text), { mode, heading: args.heading, content: args.content, createHeading: args.create });
+        return applySectionEdit(text, parseNote(text, parses), { mode, heading: args.heading, content: args.content, createHeading: args.create });
       },
     });
     return writeResult(result, { mode });

@@ -1,6 +1,7 @@
 // task_toggle: ticks or unticks one task, found by its file line (as task_list reports it) or by a
 // unique piece of its text. Only the character in the box changes; the rest of the line stays as is.
 import { ToolError } from "../../core/errors";
+import type { FrontmatterParses } from "../../core/notes/frontmatter";
 import { noteFacts, parseNote, stripBom, type TaskItem } from "../../core/notes/structure";
 import { pathField, vaultField } from "../common";
 import { boolean, integer, object, optional, string } from "../schema";
@@ -31,8 +32,9 @@ function candidates(tasks: readonly TaskItem[]): Array<{ line: number; text: str
 }
 
 /** The one task the agent means, or an error naming what is there instead. */
-export function findTask(text: string, path: string, target: TaskTarget): TaskItem {
-  const tasks = noteFacts(text, parseNote(text), path).tasks;
+/** `parses`: the write's frontmatter parses, when found inside one. */
+export function findTask(text: string, path: string, target: TaskTarget, parses?: FrontmatterParses): TaskItem {
+  const tasks = noteFacts(text, parseNote(text, parses), path).tasks;
   const wanted = target.text?.toLowerCase();
   if (target.line !== undefined) {
     const task = tasks.find((candidate) => candidate.line === target.line);
@@ -121,9 +123,9 @@ export const taskToggle = defineTool({
       dry_run: args.dry_run,
       ...(args.content_hash !== undefined ? { expected_hash: args.content_hash } : {}),
       ...(args.reason !== undefined ? { reason: args.reason } : {}),
-      transform: (current) => {
+      transform: (current, parses) => {
         const text = current ?? "";
-        found = findTask(text, path, { line: args.line, text: args.text });
+        found = findTask(text, path, { line: args.line, text: args.text }, parses);
         done = args.done ?? !found.done;
         return setTaskBox(text, found.line, done);
       },

@@ -52,6 +52,19 @@ test("an encoding stays valid while later notes are encoded, small or large", ()
   assert.deepStrictEqual(decodeMetadata(packedLarge), large);
 });
 
+test("thousands of records of distinct shapes come back the same, and the next note starts with no shapes", () => {
+  const words = ["title", "date", "created", "updated", "status", "author", "source", "url", "category", "draft", "tags", "aliases"];
+  const records: Record<string, number>[] = [];
+  for (const a of words) for (const b of words) for (const c of words) if (a !== b && b !== c && a !== c) records.push({ [a]: 1, [b]: 2, [c]: 3 });
+  assert.ok(records.length > 1000);
+  const many: CachedMetadata = { ...fixtures[0]![1], frontmatter: { list: records, again: records.slice(0, 50).map((record) => ({ ...record })) } };
+  const packed = encodeMetadata(many).slice();
+  const [, next] = fixtures[1]!;
+  const packedNext = encodeMetadata(next);
+  assert.deepStrictEqual(decodeMetadata(packed), many);
+  assert.deepStrictEqual(decodeMetadata(packedNext), next);
+});
+
 function noteWithFrontmatter(yaml: string): CachedMetadata {
   return parseNote(`---\n${yaml}\n---\nBody with [[a link]] and #tag.\n`);
 }
