@@ -62,7 +62,7 @@ test("a glob over the limit is refused with the limit named", async () => {
   const result = await callTool(reader, "note_list", { glob: "*".repeat(300) });
   assert.equal(result.isError, true);
   assert.equal((result.structured.error as { code: string }).code, "invalid_argument");
-  assert.match(result.text, /"glob" must be at most 256 characters/);
+  assert.match(result.text, /Argument "glob" must be at most 256 characters; got 300 characters\./);
 });
 
 test("ordinary globs still select the same files", async () => {
