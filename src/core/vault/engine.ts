@@ -4,7 +4,7 @@ import { ToolError } from "../errors";
 import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
-import { comparePaths, resolveVaultPath, extname } from "../notes/paths";
+import { checkNewPath, comparePaths, resolveVaultPath, extname } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { FactsTable } from "./stored-facts";
 import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
@@ -139,6 +139,7 @@ export class Engine implements VaultEngine {
       logger: options.logger,
       resolveLink: (linkpath, source) => options.metadata.getFirstLinkpathDest(linkpath, source),
       afterWrite: (paths) => this.applyChanges(paths),
+      checkNewPath: (path) => this.checkNewPath(path),
       commit: async (paths, message, meta) => {
         const history = this.historyPort;
         if (!history || !history.status().versioned) return "recorded";
@@ -587,6 +588,14 @@ export class Engine implements VaultEngine {
         throw new ToolError("invalid_path", `Path "${path}" leads outside the vault (through a symbolic link). Use a path inside the vault; call note_list to see them.`);
       }
       return { path, stat: await this.options.vault.stat(path) };
+    });
+  }
+
+  checkNewPath(path: string): void {
+    checkNewPath(path, (folder) => {
+      const inside = `${folder}/`;
+      for (const known of this.records.keys()) if (known.startsWith(inside)) return true;
+      return false;
     });
   }
 

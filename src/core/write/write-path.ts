@@ -34,6 +34,8 @@ export interface WriteOperation {
   actor?: WriteActor;
   /** Byte form of the result (BOM, CRLF); default: the current file's. A restore brings back its own. */
   encoding?: NoteEncoding;
+  /** The path is one the vault held before (a restore): the rules for new names do not apply to it. */
+  existing_name?: boolean;
 }
 
 /** `queued`: the history is busy with its first snapshot; the commit follows it without the caller waiting. */
@@ -76,6 +78,8 @@ export interface WritePathOptions {
   afterWrite(paths: string[]): Promise<void>;
   /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
   commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
+  /** Throws a ToolError when a file about to be created would bring a name a Windows machine cannot hold. */
+  checkNewPath?(path: string): void;
 }
 
 interface Current {
@@ -248,6 +252,7 @@ export class WritePath {
       const current = await this.readCurrent(op.path);
       this.checkExpectations(op, current);
       const creating = !current.exists;
+      if (creating && !op.existing_name) this.options.checkNewPath?.(op.path);
       let next = op.transform(current.text);
       const warnings = this.guard(op, current.text, next);
       if (!op.skip_touch && next !== current.text) next = this.touch(next, creating);
@@ -341,6 +346,7 @@ export class WritePath {
       if (await this.options.reader.stat(op.to)) {
         throw new ToolError("conflict", `"${op.to}" already exists; nothing was moved. Pick another path, or merge the two notes with note_merge.`, { state: "not_applied" });
       }
+      this.options.checkNewPath?.(op.to);
       await this.options.writer.renameFile(op.from, op.to);
       try {
         await this.options.afterWrite([op.from, op.to]);
@@ -356,9 +362,10 @@ export class WritePath {
   }
 
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */
-  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
+  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor; existing_name?: boolean }): Promise<WriteResult> {
     return this.lock.run(async () => {
       const stat = await this.options.reader.stat(op.path);
+      if (!stat && !op.existing_name) this.options.checkNewPath?.(op.path);
       const before = stat ? await this.options.reader.readBytes(op.path) : null;
       const hashBefore = before ? this.hash(before) : null;
       if (before && !op.overwrite) {
