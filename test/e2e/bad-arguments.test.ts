@@ -134,6 +134,17 @@ describe("new names a vault synced to Windows cannot hold", () => {
 });
 
 describe("long names", () => {
+  test("a 250-character name is written (the temp file does not push it over 255 bytes)", async () => {
+    const name = `wiki/${"n".repeat(247)}.md`;
+    const created = await server.call("note_create", { path: name, content: "Long name.\n" });
+    assert.equal(created.isError, false, created.text);
+    assert.equal(readFileSync(onDisk(name), "utf8").includes("Long name."), true);
+    const edited = await server.call("note_edit", { path: name, old_string: "Long name.", new_string: "Long name, edited." });
+    assert.equal(edited.isError, false, edited.text);
+    const put = await server.call("attachment_put", { path: `Attachments/${"p".repeat(251)}.png`, data_base64: PNG });
+    assert.equal(put.isError, false, put.text);
+  });
+
   test("a 300-character name is refused as too long, not as leaving the vault", async () => {
     for (const [tool, args] of [
       ["note_create", { path: `wiki/${"n".repeat(300)}.md`, content: "x" }],

@@ -27,7 +27,7 @@ import type {
   Yielder,
 } from "../ports";
 import { WritePath } from "../write/write-path";
-import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
+import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, isTrashCopyOf, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
 
@@ -320,7 +320,7 @@ export class Engine implements VaultEngine {
     const copies = [];
     for (const entry of await this.options.writer.listHidden(TRASH_FOLDER)) {
       const parsed = parseTrashName(entry.path.slice(TRASH_FOLDER.length + 1));
-      if (parsed && parsed.originalPath === path) copies.push({ trash: entry.path, when: parsed.when, bytes: entry.size });
+      if (parsed && isTrashCopyOf(parsed, path)) copies.push({ trash: entry.path, when: parsed.when, bytes: entry.size });
     }
     return copies.sort((a, b) => b.when - a.when || (a.trash < b.trash ? 1 : -1));
   }
