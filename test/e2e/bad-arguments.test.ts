@@ -1,6 +1,6 @@
 // Arguments and names an attacker (or a confused agent) sends, through the official SDK client over real
 // HTTP on a temp copy of edge-vault: prototype keys, out-of-range values, names a synced Windows machine
-// cannot hold.
+// cannot hold, SVGs that run script.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -156,5 +156,31 @@ describe("long names", () => {
       assert.match(result.text, /^Name too long: `[nd]{40}…` has \d{3} bytes in UTF-8, and a file or folder name may have at most 255/, tool);
       assert.doesNotMatch(result.text, /outside the vault/);
     }
+  });
+});
+
+describe("SVG attachments", () => {
+  const svg = (inner: string): string => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">${inner}</svg>`).toString("base64");
+
+  test("an SVG that could run code is refused, however it is spelled; a plain one is stored", async () => {
+    const refused: Array<[string, RegExp]> = [
+      ["<script>alert(1)</script>", /contains a <script> element/],
+      ["<ScRiPt>alert(1)</ScRiPt>", /contains a <ScRiPt> element/],
+      ['<rect onload ="alert(1)"/>', /an event-handler attribute \(onload=…\)/],
+      ['<a xlink:href="  javascript:alert(1)"><text>x</text></a>', /a javascript: URL \(in xlink:href\)/],
+      ['<a href="&#106;avascript:alert(1)">x</a>', /a javascript: URL/],
+      ["<foreignObject><div>x</div></foreignObject>", /a <foreignObject> element/],
+    ];
+    for (const [inner, expected] of refused) {
+      const result = await server.call("attachment_put", { path: "Attachments/drawing.svg", data_base64: svg(inner) });
+      assert.equal(codeOf(result), "forbidden", inner);
+      assert.match(result.text, expected, inner);
+      assert.match(result.text, /without <script> and <foreignObject> elements, on…= event-handler attributes and javascript: URLs/);
+    }
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('<svg><script>alert(1)</script></svg>', "utf16le")]).toString("base64");
+    assert.equal(codeOf(await server.call("attachment_put", { path: "Attachments/drawing.svg", data_base64: utf16 })), "forbidden");
+    assert.equal(existsSync(onDisk("Attachments/drawing.svg")), false);
+    const plain = await server.call("attachment_put", { path: "Attachments/drawing.svg", data_base64: svg('<rect width="4" height="4" fill="#369"/><text>onload = fine in text</text>') });
+    assert.equal(plain.isError, false, plain.text);
   });
 });
