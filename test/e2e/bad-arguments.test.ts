@@ -1,6 +1,6 @@
 // Arguments and names an attacker (or a confused agent) sends, through the official SDK client over real
 // HTTP on a temp copy of edge-vault: prototype keys, out-of-range values, names a synced Windows machine
-// cannot hold, SVGs that run script.
+// cannot hold, SVGs that run script, frontmatter the alias limit must not lock.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -182,5 +182,27 @@ describe("SVG attachments", () => {
     assert.equal(existsSync(onDisk("Attachments/drawing.svg")), false);
     const plain = await server.call("attachment_put", { path: "Attachments/drawing.svg", data_base64: svg('<rect width="4" height="4" fill="#369"/><text>onload = fine in text</text>') });
     assert.equal(plain.isError, false, plain.text);
+  });
+});
+
+describe("the YAML alias limit", () => {
+  const aliases = Array.from({ length: 200 }, (_, index) => `a${index}: *b`).join("\n");
+  const note = `---\ntitle: Many aliases\nbase: &b value\n${aliases}\n---\nBody text.\n`;
+
+  test("a note over it stays editable by edits that leave the aliases as they were; adding one is refused", async () => {
+    writeFileSync(onDisk("wiki/aliases.md"), note);
+    const body = await server.call("note_edit", { path: "wiki/aliases.md", old_string: "Body text.", new_string: "Body text, edited." });
+    assert.equal(body.isError, false, body.text);
+    const section = await server.call("note_section_edit", { path: "wiki/aliases.md", mode: "append_to_note", content: "More.\n" });
+    assert.equal(section.isError, false, section.text);
+    const property = await server.call("note_frontmatter", { path: "wiki/aliases.md", set: { status: "done" } });
+    assert.equal(property.isError, false, property.text);
+    assert.match(readFileSync(onDisk("wiki/aliases.md"), "utf8"), /^status: done$/m);
+    const more = await server.call("note_edit", { path: "wiki/aliases.md", old_string: "a199: *b", new_string: "a199: *b\na200: *b" });
+    assert.equal(codeOf(more), "invalid_argument");
+    assert.match(more.text, /too many aliases \(\*name\) to be read as properties \(at most 100\)/);
+    const tags = await server.call("note_frontmatter", { path: "wiki/aliases.md", add_tags: ["x"] });
+    assert.equal(codeOf(tags), "invalid_argument");
+    assert.match(tags.text, /too many aliases/);
   });
 });

@@ -24,9 +24,16 @@ export interface ParsedFrontmatter {
   document: Document | null;
   data: Record<string, unknown> | null;
   error: string | null;
+  /**
+   * The YAML is valid but uses more aliases than properties are read with (a guard against alias
+   * bombs); writes that leave the aliases as they were need not be refused for it.
+   */
+  tooManyAliases?: boolean;
 }
 
 const BOM = "\uFEFF";
+/** The yaml library's weighted count of alias uses (a scalar alias counts 1). */
+const MAX_ALIAS_COUNT = 100;
 const FENCE = "---";
 
 function absent(bom: boolean, eol: "\n" | "\r\n", base: number): FrontmatterSplit {
@@ -83,9 +90,12 @@ function parseYaml(yaml: string): Omit<ParsedFrontmatter, "split"> {
 
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 });
-  } catch {
-    return { document, data: null, error: "The frontmatter YAML uses an alias that cannot be resolved (or too many aliases)." };
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    if (error instanceof ReferenceError && error.message.startsWith("Excessive alias count")) {
+      return { document, data: null, error: `The frontmatter YAML uses too many aliases (*name) to be read as properties (at most ${MAX_ALIAS_COUNT}).`, tooManyAliases: true };
+    }
+    return { document, data: null, error: "The frontmatter YAML uses an alias that cannot be resolved." };
   }
   if (value === null || value === undefined) return { document, data: {}, error: null };
   if (holdsItself(value)) {

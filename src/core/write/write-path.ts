@@ -1,9 +1,10 @@
 // The one write path (SPEC §8). Every mutation of a note goes through `write` or `remove`, in this
 // order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
 // atomic write, index update, history. Nothing else in the code base writes a note.
+import { visit, type Document } from "yaml";
 import { formatMoment } from "../dates-format";
 import { ToolError } from "../errors";
-import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
+import { parseFrontmatter, splitFrontmatter, type ParsedFrontmatter } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
@@ -100,6 +101,22 @@ function localDateTime(ms: number): string {
 }
 
 
+function aliasCount(document: Document | null): number {
+  let count = 0;
+  if (document) visit(document, { Alias: () => void count++ });
+  return count;
+}
+
+/**
+ * The alias limit guards readers against alias bombs; a note already over it (200 plain `*name` uses)
+ * must stay editable, so only a write that adds aliases is refused for it.
+ */
+function keepsAliasesAsTheyWere(parsed: ParsedFrontmatter, before: string | null): boolean {
+  if (parsed.tooManyAliases !== true || before === null) return false;
+  const previous = parseFrontmatter(before);
+  return previous.tooManyAliases === true && aliasCount(parsed.document) <= aliasCount(previous.document);
+}
+
 export class WritePath {
   private readonly options: WritePathOptions;
   private readonly lock = new WriteLock();
@@ -159,7 +176,7 @@ export class WritePath {
 
   private guard(op: WriteOperation, before: string | null, after: string): string[] {
     const parsed = parseFrontmatter(after);
-    if (parsed.split.exists && parsed.error !== null && !op.allow_invalid_frontmatter) {
+    if (parsed.split.exists && parsed.error !== null && !op.allow_invalid_frontmatter && !keepsAliasesAsTheyWere(parsed, before)) {
       throw new ToolError(
         "invalid_argument",
         `The resulting frontmatter of "${op.path}" would not be valid YAML (${parsed.error}). Fix the YAML between the --- lines, or pass allow_invalid_frontmatter: true if that is intended.`,

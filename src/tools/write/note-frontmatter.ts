@@ -104,7 +104,10 @@ function refuseOverlaps(request: FrontmatterRequest): void {
 export function applyFrontmatterRequest(text: string, request: FrontmatterRequest): { text: string; tags?: string[]; aliases?: string[] } {
   refuseOverlaps(request);
   const parsed = parseFrontmatter(text);
-  if (parsed.split.exists && parsed.error !== null) {
+  // Tags and aliases are edited as sets read from the properties; other keys are edited in the YAML
+  // itself, which a note over the alias limit still has (the write path refuses any alias added).
+  const editsSets = [request.add_tags, request.remove_tags, request.add_aliases, request.remove_aliases].some((list) => (list ?? []).length > 0);
+  if (parsed.split.exists && parsed.error !== null && (parsed.tooManyAliases !== true || editsSets)) {
     throw new ToolError(
       "invalid_argument",
       `The note's frontmatter is not valid YAML (${parsed.error}), so its keys cannot be edited safely. Read it with note_read and fix it with note_edit or note_write, then try again.`,
