@@ -2,6 +2,7 @@
 // from the definitions' JSON Schema as they are, so no zod schema is written here.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -12,6 +13,7 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  type JSONRPCMessage,
   type ProgressToken,
   type ServerCapabilities,
   type ServerNotification,
@@ -87,12 +89,45 @@ function protocolGuard(logger: Logger): Guarded {
   };
 }
 
+/** The arguments of a tools/call message when they hold an own `__proto__` key, else undefined. */
+function argumentsWithProto(message: JSONRPCMessage): { id: string | number; args: Record<string, unknown> } | undefined {
+  if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
+  const args = message.params?.arguments;
+  if (typeof args !== "object" || args === null || !Object.hasOwn(args, "__proto__")) return undefined;
+  return { id: message.id, args: args as Record<string, unknown> };
+}
+
+/**
+ * The SDK's request schema copies a call's arguments and drops an own `__proto__` key on the way, so
+ * the tool's schema would never see it. Such arguments are kept as they arrived, by request id, and
+ * the call is checked against those: the key is refused by name like any other unknown argument.
+ */
+class ToolServer extends Server {
+  private readonly sentWithProto = new Map<string | number, Record<string, unknown>>();
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const found = argumentsWithProto(message);
+      if (found) this.sentWithProto.set(found.id, found.args);
+      deliver?.call(transport, message, extra);
+    };
+  }
+
+  argumentsAsSent(id: string | number): Record<string, unknown> | undefined {
+    const args = this.sentWithProto.get(id);
+    this.sentWithProto.delete(id);
+    return args;
+  }
+}
+
 // The SDK marks the low-level Server deprecated in favour of McpServer, which wants zod schemas;
 // ours are JSON Schema already, and the low-level class takes them as they are.
 export type McpServerInstance = Server;
 
 export function buildMcpServer(options: McpServerOptions): McpServerInstance {
-  const server = new Server(
+  const server = new ToolServer(
     { name: SERVER_NAME, title: SERVER_TITLE, version: options.version },
     { capabilities: CAPABILITIES, instructions: options.instructions },
   );
@@ -107,7 +142,7 @@ export function buildMcpServer(options: McpServerOptions): McpServerInstance {
       progress: progressReporter(request.params._meta?.progressToken, extra.sendNotification),
       signal: extra.signal,
     };
-    return catalog.call(request.params.name, request.params.arguments ?? {}, environment);
+    return catalog.call(request.params.name, server.argumentsAsSent(extra.requestId) ?? request.params.arguments ?? {}, environment);
   });
   server.setRequestHandler(ListResourcesRequestSchema, () => guarded(() => listResources(directory)));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listResourceTemplates());

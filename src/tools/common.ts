@@ -1,7 +1,7 @@
 // Argument fields and result helpers shared by many tools, so each name means one thing everywhere.
 import { parseDateArg } from "../core/dates";
 import { ToolError } from "../core/errors";
-import { globToRegExp } from "../core/notes/glob";
+import { compileGlob, MAX_GLOB_LENGTH } from "../core/notes/glob";
 import { resolveVaultPath } from "../core/notes/paths";
 import type { FileRecord } from "../core/vault/types";
 import { integer, optional, string, stringList, withDefault } from "./schema";
@@ -9,7 +9,12 @@ import { integer, optional, string, stringList, withDefault } from "./schema";
 export const vaultField = optional(string({ description: "Vault name; omit for the default vault (see vault_list)." }));
 export const pathField = string({ description: "Vault-relative path of the note, e.g. `wiki/topic.md` (`.md` may be omitted)." });
 export const prefixField = optional(string({ description: "Only paths inside this folder, e.g. `projects/alpha`." }));
-export const globField = optional(string({ description: "Only paths matching this glob, e.g. `**/*.md`, `journal/2026-*`." }));
+export const globField = optional(
+  string({
+    description: `Only paths matching this glob (letter case ignored), e.g. \`**/*.md\`, \`journal/2026-*\`, \`**/*.{png,canvas}\`: \`*\` and \`?\` stay within a folder, \`**\` crosses folders. At most ${MAX_GLOB_LENGTH} characters.`,
+    maxLength: MAX_GLOB_LENGTH,
+  }),
+);
 export const tagsField = optional(stringList({ description: "Only notes carrying all of these tags (without `#`)." }));
 export const modifiedAfterField = optional(
   string({ description: "Only files modified after this: YYYY-MM-DD, RFC 3339, YYYY-MM, `today`, or a span like `7d`." }),
@@ -29,7 +34,7 @@ export interface PathFilterArgs {
 /** A predicate over file records built from the common filter arguments. */
 export function fileFilter(args: PathFilterArgs, now: number): (record: FileRecord) => boolean {
   const folder = args.prefix ? normalizeFolder(args.prefix) : "";
-  const glob = args.glob ? globToRegExp(args.glob) : null;
+  const glob = args.glob ? compileGlob(args.glob) : null;
   const after = args.modified_after ? parseDateArg(args.modified_after, now, "modified_after") : null;
   return (record) => {
     if (folder && !record.path.startsWith(folder)) return false;

@@ -16,9 +16,25 @@ interface Common {
   description: string;
 }
 
-function fail(name: string, expected: string, value: unknown): never {
-  const shown = typeof value === "string" ? JSON.stringify(value.slice(0, 60)) : typeof value;
-  throw new ToolError("invalid_argument", `Argument "${name}" must be ${expected}; got ${shown}. Fix it and call again.`);
+/** Longer strings are described by their length: an error must not echo a whole note back. */
+const MAX_SHOWN_STRING = 60;
+const MAX_NAMED_KEYS = 10;
+
+function characters(count: number): string {
+  return `${count} character${count === 1 ? "" : "s"}`;
+}
+
+/** What the caller sent, short enough for an error message: the value itself for scalars. */
+function shown(value: unknown): string {
+  if (typeof value === "string") return value.length > MAX_SHOWN_STRING ? `a string of ${characters(value.length)}` : JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+function fail(name: string, expected: string, got: string): never {
+  throw new ToolError("invalid_argument", `Argument "${name}" must be ${expected}; got ${got}. Fix it and call again.`);
 }
 
 function make<T>(schema: JsonSchema, parse: (value: unknown, name: string) => T): Field<T> {
@@ -55,15 +71,15 @@ export function string(options: StringOptions): Field<string> {
   if (options.minLength !== undefined) schema.minLength = options.minLength;
   if (options.maxLength !== undefined) schema.maxLength = options.maxLength;
   return make(schema, (value, name) => {
-    if (typeof value !== "string") fail(name, "a string", value);
+    if (typeof value !== "string") fail(name, "a string", shown(value));
     const text = options.raw ? value : value.trim();
     if (options.minLength !== undefined && text.length < options.minLength) {
-      fail(name, `at least ${options.minLength} characters`, value);
+      fail(name, `at least ${characters(options.minLength)}`, characters(text.length));
     }
     if (options.maxLength !== undefined && text.length > options.maxLength) {
-      fail(name, `at most ${options.maxLength} characters`, value);
+      fail(name, `at most ${characters(options.maxLength)}`, characters(text.length));
     }
-    if (options.enum && !options.enum.includes(text)) fail(name, `one of ${options.enum.join(", ")}`, value);
+    if (options.enum && !options.enum.includes(text)) fail(name, `one of ${options.enum.join(", ")}`, shown(value));
     return text;
   });
 }
@@ -79,9 +95,9 @@ export function integer(options: IntegerOptions): Field<number> {
   if (options.maximum !== undefined) schema.maximum = options.maximum;
   return make(schema, (value, name) => {
     const number = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
-    if (typeof number !== "number" || !Number.isInteger(number)) fail(name, "an integer", value);
-    if (options.minimum !== undefined && number < options.minimum) fail(name, `>= ${options.minimum}`, value);
-    if (options.maximum !== undefined && number > options.maximum) fail(name, `<= ${options.maximum}`, value);
+    if (typeof number !== "number" || !Number.isInteger(number)) fail(name, "an integer", shown(value));
+    if (options.minimum !== undefined && number < options.minimum) fail(name, `>= ${options.minimum}`, String(number));
+    if (options.maximum !== undefined && number > options.maximum) fail(name, `<= ${options.maximum}`, String(number));
     return number;
   });
 }
@@ -90,7 +106,7 @@ export function boolean(options: Common): Field<boolean> {
   return make({ type: "boolean", description: options.description }, (value, name) => {
     if (value === "true") return true;
     if (value === "false") return false;
-    if (typeof value !== "boolean") fail(name, "true or false", value);
+    if (typeof value !== "boolean") fail(name, "true or false", shown(value));
     return value;
   });
 }
@@ -99,10 +115,10 @@ export function boolean(options: Common): Field<boolean> {
 export function stringList(options: Common): Field<string[]> {
   return make({ type: ["array", "string"], items: { type: "string" }, description: options.description }, (value, name) => {
     const items = typeof value === "string" ? value.split(",") : value;
-    if (!Array.isArray(items)) fail(name, "a list of strings or a comma-separated string", value);
+    if (!Array.isArray(items)) fail(name, "a list of strings or a comma-separated string", shown(value));
     return items
       .map((item) => {
-        if (typeof item !== "string") fail(name, "a list of strings", item);
+        if (typeof item !== "string") fail(name, "a list of strings", `an item that is ${shown(item)}`);
         return item.trim();
       })
       .filter((item) => item.length > 0);
@@ -112,7 +128,7 @@ export function stringList(options: Common): Field<string[]> {
 /** A flat map of property names to scalar values (frontmatter filters). */
 export function record(options: Common): Field<Record<string, unknown>> {
   return make({ type: "object", additionalProperties: true, description: options.description }, (value, name) => {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) fail(name, "an object", value);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) fail(name, "an object", shown(value));
     return value as Record<string, unknown>;
   });
 }
@@ -142,16 +158,19 @@ export function object<S extends Shape>(shape: S): ObjectSchema<S> {
         throw new ToolError("invalid_argument", "Arguments must be a JSON object.");
       }
       const given = input as Record<string, unknown>;
-      const unknownKeys = Object.keys(given).filter((key) => !(key in shape));
+      // Own keys only: `__proto__`, `constructor` or `toString` are found `in` every object.
+      const unknownKeys = Object.keys(given).filter((key) => !Object.hasOwn(shape, key));
       if (unknownKeys.length > 0) {
+        const named = unknownKeys.slice(0, MAX_NAMED_KEYS).map((key) => (key.length > MAX_SHOWN_STRING ? `(a name of ${characters(key.length)})` : key));
+        const more = unknownKeys.length > MAX_NAMED_KEYS ? ` and ${unknownKeys.length - MAX_NAMED_KEYS} more` : "";
         throw new ToolError(
           "invalid_argument",
-          `Unknown argument(s): ${unknownKeys.join(", ")}. Accepted: ${Object.keys(shape).join(", ") || "none"}.`,
+          `Unknown argument(s): ${named.join(", ")}${more}. Accepted: ${Object.keys(shape).join(", ") || "none"}.`,
         );
       }
       const out: Record<string, unknown> = {};
       for (const [key, field] of Object.entries(shape)) {
-        const value = given[key];
+        const value = Object.hasOwn(given, key) ? given[key] : undefined;
         if ((value === undefined || value === null) && !field.optional) {
           throw new ToolError("invalid_argument", `Missing required argument "${key}": ${typeof field.schema.description === "string" ? field.schema.description : ""}`);
         }

@@ -46,6 +46,11 @@ export interface ParsedFrontmatter {
   error: string | null;
   /** The YAML's size in UTF-8 bytes when it is over FRONTMATTER_LIMIT_BYTES, so it was not parsed; else null. */
   oversize: number | null;
+  /**
+   * The YAML is valid but uses more aliases than properties are read with (a guard against alias
+   * bombs); writes that leave the aliases as they were need not be refused for it.
+   */
+  tooManyAliases?: boolean;
 }
 
 type ParsedYaml = Omit<ParsedFrontmatter, "split" | "oversize">;
@@ -178,7 +183,12 @@ function parseYaml(yaml: string): ParsedYaml {
   const firstError = document.errors[0];
   if (firstError) return { document, data: null, error: describeYamlError(firstError, yaml) };
   if (aliases > MAX_FRONTMATTER_ALIASES) {
-    return { document, data: null, error: `The frontmatter YAML uses ${aliases} aliases (*name); more than ${MAX_FRONTMATTER_ALIASES} are not resolved, so it has no properties.` };
+    return {
+      document,
+      data: null,
+      error: `The frontmatter YAML uses ${aliases} aliases (*name); more than ${MAX_FRONTMATTER_ALIASES} are not resolved, so it has no properties.`,
+      tooManyAliases: true,
+    };
   }
 
   let value: unknown;

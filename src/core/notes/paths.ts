@@ -12,6 +12,8 @@ export interface ResolveOptions {
 
 const HINT = "use a vault-relative path like `folder/note.md`; call note_list to see paths";
 const MAX_ECHO = 200;
+/** What ext4, APFS, NTFS and most other file systems allow for one file or folder name. */
+export const MAX_NAME_BYTES = 255;
 
 function invalidPath(problem: string, input?: string): ToolError {
   const shown = input === undefined ? "" : ` (got \`${input.length > MAX_ECHO ? `${input.slice(0, MAX_ECHO)}…` : input}\`)`;
@@ -50,7 +52,84 @@ export function resolveVaultPath(input: string, options: ResolveOptions = {}): s
   }
 
   if (options.note && !path.toLowerCase().endsWith(".md")) path += ".md";
+  for (const segment of path.split("/")) {
+    const bytes = utf8ByteLength(segment);
+    if (bytes > MAX_NAME_BYTES) {
+      throw invalidPath(`Name too long: \`${shorten(segment)}\` has ${bytes} bytes in UTF-8, and a file or folder name may have at most ${MAX_NAME_BYTES}; shorten it`);
+    }
+  }
   return path;
+}
+
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      index++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function shorten(name: string): string {
+  return name.length > 40 ? `${name.slice(0, 40)}…` : name;
+}
+
+// Names Windows cannot hold, so a vault synced to a Windows machine would lose or refuse them. Only new
+// names are held to this: files that already have such names (made on Linux or macOS) stay readable.
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])(\.|$)/i;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+const WINDOWS_FORBIDDEN = /[<>:"|?*\u0000-\u001f]/;
+
+/** Why Windows cannot hold this file or folder name, or null when it can. */
+export function windowsNameProblem(name: string): string | null {
+  if (WINDOWS_RESERVED.test(name)) {
+    return `\`${shorten(name)}\` is a name Windows reserves (CON, PRN, AUX, NUL, COM1–COM9 and LPT1–LPT9, in any letter case and with any extension)`;
+  }
+  const forbidden = WINDOWS_FORBIDDEN.exec(name)?.[0];
+  if (forbidden !== undefined) {
+    const shown = forbidden.charCodeAt(0) < 0x20 ? "a control character" : `\`${forbidden}\``;
+    return `\`${shorten(name)}\` contains ${shown}, which Windows does not allow in names (none of < > : " | ? * or control characters)`;
+  }
+  if (/[. ]$/.test(name)) {
+    return `\`${shorten(name)}\` ends with ${name.endsWith(".") ? "a dot" : "a space"}, which Windows drops from names`;
+  }
+  return null;
+}
+
+/** The name with what Windows cannot hold replaced, as a suggestion in errors. */
+export function windowsSafeName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
+  let safe = name.replace(/[<>:"|?*\u0000-\u001f]/g, "-").replace(/[. ]+$/, "");
+  if (WINDOWS_RESERVED.test(safe)) safe = safe.replace(/^([^.]*)/, "$1-1");
+  return safe === "" ? "untitled" : safe;
+}
+
+/**
+ * Refuses a path that would create a file or folder name a vault synced to Windows cannot hold (SPEC §6).
+ * Folders that exist already are left alone (they hold files that are there anyway), so only the file
+ * name and the folders the write would create are checked; `folderExists` is asked only about a folder
+ * whose name has a problem.
+ */
+export function checkNewPath(path: string, folderExists: (folder: string) => boolean): void {
+  const segments = path.split("/");
+  for (let index = segments.length - 1; index >= 0; index--) {
+    const segment = segments[index]!;
+    const problem = windowsNameProblem(segment);
+    if (problem === null) continue;
+    const isFile = index === segments.length - 1;
+    if (!isFile && folderExists(segments.slice(0, index + 1).join("/"))) return;
+    const suggestion = [...segments.slice(0, index), windowsSafeName(segment), ...segments.slice(index + 1)].join("/");
+    throw new ToolError(
+      "invalid_path",
+      `The new ${isFile ? "file" : "folder"} name ${problem}, so a vault synced to Windows could not hold "${path.length > MAX_ECHO ? `${path.slice(0, MAX_ECHO)}…` : path}". Choose another name, e.g. "${suggestion}".`,
+      { details: { path } },
+    );
+  }
 }
 
 /** Walkers use this to skip dot-folders and dot-files; "" is the vault root and is visible. */

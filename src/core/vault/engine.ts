@@ -4,7 +4,7 @@ import { describeFailure, ToolError } from "../errors";
 import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
-import { comparePaths, resolveVaultPath, extname } from "../notes/paths";
+import { checkNewPath, comparePaths, resolveVaultPath, extname } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { FactsTable } from "./stored-facts";
 import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
@@ -28,7 +28,7 @@ import type {
 } from "../ports";
 import { WritePath } from "../write/write-path";
 import { vaultFolderMissing } from "./directory";
-import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
+import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, isTrashCopyOf, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
 
@@ -142,6 +142,7 @@ export class Engine implements VaultEngine {
       logger: options.logger,
       resolveLink: (linkpath, source) => options.metadata.getFirstLinkpathDest(linkpath, source),
       afterWrite: (paths) => this.applyChanges(paths),
+      checkNewPath: (path) => this.checkNewPath(path),
       commit: async (paths, message, meta) => {
         const history = this.historyPort;
         if (!history || !history.status().versioned) return "recorded";
@@ -365,7 +366,7 @@ export class Engine implements VaultEngine {
     const copies = [];
     for (const entry of await this.options.writer.listHidden(TRASH_FOLDER)) {
       const parsed = parseTrashName(entry.path.slice(TRASH_FOLDER.length + 1));
-      if (parsed && parsed.originalPath === path) copies.push({ trash: entry.path, when: parsed.when, bytes: entry.size });
+      if (parsed && isTrashCopyOf(parsed, path)) copies.push({ trash: entry.path, when: parsed.when, bytes: entry.size });
     }
     return copies.sort((a, b) => b.when - a.when || (a.trash < b.trash ? 1 : -1));
   }
@@ -633,6 +634,14 @@ export class Engine implements VaultEngine {
         throw new ToolError("invalid_path", `Path "${path}" leads outside the vault (through a symbolic link). Use a path inside the vault; call note_list to see them.`);
       }
       return { path, stat: await this.options.vault.stat(path) };
+    });
+  }
+
+  checkNewPath(path: string): void {
+    checkNewPath(path, (folder) => {
+      const inside = `${folder}/`;
+      for (const known of this.records.keys()) if (known.startsWith(inside)) return true;
+      return false;
     });
   }
 

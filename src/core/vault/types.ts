@@ -80,6 +80,12 @@ export interface VaultEngine extends VaultView {
   available(): boolean;
   /** Resolves a path from outside (SPEC §6) and checks it stays inside the vault through symlinks. */
   resolve(input: string, options?: { note?: boolean }): Promise<{ path: string; stat: FileStat | null }>;
+  /**
+   * Refuses (ToolError invalid_path) a resolved path whose new file or folder names a vault synced to
+   * Windows could not hold: reserved names, `<>:"|?*`, a trailing dot or space. The write path checks
+   * every file it creates; tools call it to refuse before planning (a move, a split).
+   */
+  checkNewPath(path: string): void;
   trashCopies(path: string): Promise<Array<{ trash: string; when: number; bytes: number }>>;
   readTrashCopy(trash: string): Promise<Uint8Array | null>;
   /** The vault's history, or null when history is off; `status()` says whether it could be opened. */

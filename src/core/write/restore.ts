@@ -31,6 +31,7 @@ export async function restoreVersion(writes: WritePath, request: RestoreRequest)
     reason: request.reason,
     skip_touch: true,
     allow_invalid_frontmatter: true,
+    existing_name: true,
     encoding,
     ...(request.actor ? { actor: request.actor } : {}),
     transform: () => text,

@@ -1,9 +1,10 @@
 // The one write path (SPEC §8). Every mutation of a note goes through `write` or `remove`, in this
 // order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
 // atomic write, index update, history. Nothing else in the code base writes a note.
+import { visit, type Document } from "yaml";
 import { formatMoment } from "../dates-format";
 import { describeFailure, ToolError } from "../errors";
-import { FrontmatterParses, parseFrontmatter, splitFrontmatter, type FrontmatterSplit } from "../notes/frontmatter";
+import { FrontmatterParses, parseFrontmatter, splitFrontmatter, type FrontmatterSplit, type ParsedFrontmatter } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
@@ -38,6 +39,8 @@ export interface WriteOperation {
   actor?: WriteActor;
   /** Byte form of the result (BOM, CRLF); default: the current file's. A restore brings back its own. */
   encoding?: NoteEncoding;
+  /** The path is one the vault held before (a restore): the rules for new names do not apply to it. */
+  existing_name?: boolean;
 }
 
 /** `queued`: the history is busy with its first snapshot; the commit follows it without the caller waiting. */
@@ -80,6 +83,8 @@ export interface WritePathOptions {
   afterWrite(paths: string[]): Promise<void>;
   /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
   commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
+  /** Throws a ToolError when a file about to be created would bring a name a Windows machine cannot hold. */
+  checkNewPath?(path: string): void;
 }
 
 interface Current {
@@ -107,6 +112,22 @@ function changedFrontmatter(before: string | null, after: string, split: Frontma
   return before.slice(previous.yamlStart, previous.yamlEnd) !== after.slice(split.yamlStart, split.yamlEnd);
 }
 
+
+function aliasCount(document: Document | null): number {
+  let count = 0;
+  if (document) visit(document, { Alias: () => void count++ });
+  return count;
+}
+
+/**
+ * The alias limit guards readers against alias bombs; a note already over it (200 plain `*name` uses)
+ * must stay editable, so only a write that adds aliases is refused for it.
+ */
+function keepsAliasesAsTheyWere(parsed: ParsedFrontmatter, before: string | null, parses: FrontmatterParses): boolean {
+  if (parsed.tooManyAliases !== true || before === null) return false;
+  const previous = parseFrontmatter(before, parses);
+  return previous.tooManyAliases === true && aliasCount(parsed.document) <= aliasCount(previous.document);
+}
 
 export class WritePath {
   private readonly options: WritePathOptions;
@@ -175,7 +196,13 @@ export class WritePath {
     if (parsed.oversize !== null && changedFrontmatter(before, after, parsed.split)) {
       throw oversizeFrontmatterError(parsed.oversize, { path: op.path, would: true });
     }
-    if (parsed.split.exists && parsed.oversize === null && parsed.error !== null && !op.allow_invalid_frontmatter) {
+    if (
+      parsed.split.exists &&
+      parsed.oversize === null &&
+      parsed.error !== null &&
+      !op.allow_invalid_frontmatter &&
+      !keepsAliasesAsTheyWere(parsed, before, parses)
+    ) {
       throw new ToolError(
         "invalid_argument",
         `The resulting frontmatter of "${op.path}" would not be valid YAML (${parsed.error}). Fix the YAML between the --- lines, or pass allow_invalid_frontmatter: true if that is intended.`,
@@ -283,6 +310,7 @@ export class WritePath {
       this.checkExpectations(op, current);
       const creating = !current.exists;
       const parses = new FrontmatterParses();
+      if (creating && !op.existing_name) this.options.checkNewPath?.(op.path);
       let next = op.transform(current.text, parses);
       const warnings = this.guard(op, current.text, next, parses);
       if (!op.skip_touch && next !== current.text) next = this.touch(next, creating, parses, warnings);
@@ -379,6 +407,7 @@ export class WritePath {
       if (await this.options.reader.stat(op.to)) {
         throw new ToolError("conflict", `"${op.to}" already exists; nothing was moved. Pick another path, or merge the two notes with note_merge.`, { state: "not_applied" });
       }
+      this.options.checkNewPath?.(op.to);
       await this.options.writer.renameFile(op.from, op.to);
       try {
         await this.options.afterWrite([op.from, op.to]);
@@ -394,9 +423,10 @@ export class WritePath {
   }
 
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */
-  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
+  async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor; existing_name?: boolean }): Promise<WriteResult> {
     return this.lock.run(async () => {
       const stat = await this.options.reader.stat(op.path);
+      if (!stat && !op.existing_name) this.options.checkNewPath?.(op.path);
       const before = stat ? await this.options.reader.readBytes(op.path) : null;
       const hashBefore = before ? this.hash(before) : null;
       if (before && !op.overwrite) {

@@ -74,7 +74,9 @@ export class FsWriter implements WritePort {
   private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
     const dir = path.dirname(absolute);
     await makeFolders(this.vault, dir);
-    const temp = path.join(dir, `${TEMP_FILE_PREFIX}${process.pid}-${randomBytes(6).toString("hex")}-${path.basename(absolute)}`);
+    // Short and of fixed length (23 bytes), so a file name up to the 255-byte limit still gets a temp
+    // file beside it; the prefix is all the startup cleanup looks for.
+    const temp = path.join(dir, `${TEMP_FILE_PREFIX}${randomBytes(8).toString("hex")}`);
     const handle = await fs.open(temp, "wx");
     try {
       try {

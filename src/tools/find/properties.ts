@@ -12,14 +12,17 @@ export interface Condition {
   value: unknown;
 }
 
-/** Reads `a.b` style keys; Obsidian property names are case-insensitive in practice. */
+/**
+ * Reads `a.b` style keys; Obsidian property names are case-insensitive in practice. Only the note's own
+ * keys count: `constructor` or `toString` would otherwise be found on every note's prototype.
+ */
 export function property(frontmatter: Record<string, unknown> | undefined, key: string): unknown {
   if (!frontmatter) return undefined;
   let current: unknown = frontmatter;
   for (const part of key.split(".")) {
     if (typeof current !== "object" || current === null) return undefined;
     const record = current as Record<string, unknown>;
-    const exact = record[part];
+    const exact = Object.hasOwn(record, part) ? record[part] : undefined;
     if (exact !== undefined) {
       current = exact;
       continue;

@@ -39,7 +39,7 @@ export const noteRestore = defineTool({
     const reason = args.reason ?? `restored ${path} as of ${args.revision}`;
     const actor = actorOf(ctx);
     if (extname(path) !== "md") {
-      const result = await engine.writes.writeBinary({ path, tool: "note_restore(history)", actor, bytes, overwrite: true, dry_run: args.dry_run, reason });
+      const result = await engine.writes.writeBinary({ path, tool: "note_restore(history)", actor, bytes, overwrite: true, dry_run: args.dry_run, reason, existing_name: true });
       return writeResult(result, { revision: args.revision });
     }
     const result = await restoreVersion(engine.writes, {

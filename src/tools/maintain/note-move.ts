@@ -68,6 +68,7 @@ export const noteMove = defineTool({
     if (existing) {
       throw new ToolError("conflict", `"${to}" already exists; nothing was moved. Pick another path, or combine the two notes with note_merge.`, { state: "not_applied", details: { path: to } });
     }
+    engine.checkNewPath(to);
     if (args.content_hash !== undefined) {
       const current = await engine.read(from);
       if (current.content_hash !== args.content_hash) {

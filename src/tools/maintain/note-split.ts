@@ -375,6 +375,7 @@ export const noteSplit = defineTool({
       try {
         const resolved = await engine.resolve(section.path, { note: true });
         if (resolved.stat) throw refuse(section.heading, `would become ${resolved.path}, which already exists`);
+        engine.checkNewPath(resolved.path);
       } catch (error) {
         if (isToolError(error) && error.code === "invalid_argument") throw error;
         throw refuse(section.heading, `gives a path the vault cannot hold (${describeFailure(error)})`);

@@ -316,6 +316,8 @@ export const vaultCreate = defineTool({
     const skipped: Array<{ path: string; reason: string }> = [];
     const diffs: Array<{ path: string; diff: string }> = [];
     const warnings: string[] = [];
+    // Every new name is checked before the first file is written, so a bad prefix leaves nothing behind.
+    for (const file of plan.files) if (!engine.file(file.path)) engine.checkNewPath(file.path);
     for (const file of plan.files) {
       if (engine.file(file.path)) {
         skipped.push({ path: file.path, reason: `"${file.path}" already exists; vault_create never changes existing files. Read it with note_read and adapt it with note_edit if it should describe the layout.` });

@@ -4,6 +4,7 @@
 import { ToolError } from "../../core/errors";
 import { basename, extname } from "../../core/notes/paths";
 import { findSecrets } from "../../core/write/secrets";
+import { svgScriptProblem } from "../../core/write/svg";
 import type { VaultEngine } from "../../core/vault/types";
 import { normalizeFolder, vaultField } from "../common";
 import { boolean, object, string, withDefault } from "../schema";
@@ -91,9 +92,26 @@ function checkExtension(path: string): string {
   return ext;
 }
 
+/** UTF-8 unless a byte-order mark or the first `<` says UTF-16, as a browser reads an SVG. */
+function decodeText(bytes: Uint8Array): string {
+  const [first, second] = [bytes[0], bytes[1]];
+  const utf16le = (first === 0xff && second === 0xfe) || (first === 0x3c && second === 0x00);
+  const utf16be = (first === 0xfe && second === 0xff) || (first === 0x00 && second === 0x3c);
+  return new TextDecoder(utf16le ? "utf-16le" : utf16be ? "utf-16be" : "utf-8", { fatal: false }).decode(bytes);
+}
+
 function checkText(path: string, ext: string, bytes: Uint8Array): void {
   if (!TEXT_EXTENSIONS.has(ext)) return;
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  const text = decodeText(bytes);
+  if (ext === "svg") {
+    const problem = svgScriptProblem(text);
+    if (problem !== null) {
+      throw new ToolError(
+        "forbidden",
+        `Refused: "${path}" contains ${problem}, and an SVG that can run code runs it wherever the vault is opened in a browser or published. Store it without <script> and <foreignObject> elements, on…= event-handler attributes and javascript: URLs (or as a PNG), then call again.`,
+      );
+    }
+  }
   if (ext === "canvas") {
     let parsed: unknown;
     try {

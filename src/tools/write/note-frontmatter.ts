@@ -113,7 +113,10 @@ export function applyFrontmatterRequest(
   refuseOverlaps(request);
   const parsed = parseFrontmatter(text, options.parses);
   if (parsed.oversize !== null) throw oversizeFrontmatterError(parsed.oversize, options.path === undefined ? {} : { path: options.path });
-  if (parsed.split.exists && parsed.error !== null) {
+  // Tags and aliases are edited as sets read from the properties; other keys are edited in the YAML
+  // itself, which a note over the alias limit still has (the write path refuses any alias added).
+  const editsSets = [request.add_tags, request.remove_tags, request.add_aliases, request.remove_aliases].some((list) => (list ?? []).length > 0);
+  if (parsed.split.exists && parsed.error !== null && (parsed.tooManyAliases !== true || editsSets)) {
     throw new ToolError(
       "invalid_argument",
       `The note's frontmatter is not valid YAML (${parsed.error}), so its keys cannot be edited safely. Read it with note_read and fix it with note_edit or note_write, then try again.`,

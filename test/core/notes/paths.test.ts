@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { isToolError } from "../../../src/core/errors";
-import { basename, dirname, extname, isVisiblePath, joinPath, resolveVaultPath } from "../../../src/core/notes/paths";
+import { basename, checkNewPath, dirname, extname, isVisiblePath, joinPath, resolveVaultPath, windowsNameProblem } from "../../../src/core/notes/paths";
 
 function refusal(input: string, options: { note?: boolean; folder?: boolean } = {}): string {
   try {
@@ -75,6 +75,58 @@ test("a trailing slash names a folder and is refused for files", () => {
 test("error messages cap an overlong echoed path", () => {
   const message = refusal(`/${"x".repeat(5000)}`);
   assert.ok(message.length < 400, `message is ${message.length} chars`);
+});
+
+test("a name over 255 bytes in UTF-8 is refused as too long, in any segment, .md included", () => {
+  assert.equal(resolveVaultPath(`wiki/${"n".repeat(252)}`, { note: true }), `wiki/${"n".repeat(252)}.md`);
+  assert.equal(resolveVaultPath(`${"f".repeat(255)}/x.md`), `${"f".repeat(255)}/x.md`);
+  const long = refusal(`wiki/${"n".repeat(300)}.md`);
+  assert.match(long, /^Name too long: `n{40}…` has 303 bytes in UTF-8, and a file or folder name may have at most 255; shorten it/);
+  assert.ok(!long.includes("outside"));
+  assert.match(refusal(`wiki/${"n".repeat(253)}`, { note: true }), /has 256 bytes/);
+  assert.match(refusal(`${"f".repeat(256)}/x.md`), /Name too long/);
+  // 86 × 3 bytes: within 255 characters, over 255 bytes.
+  assert.match(refusal(`${"ノ".repeat(86)}.md`), /has 261 bytes/);
+  assert.equal(resolveVaultPath(`${"ノ".repeat(84)}.md`), `${"ノ".repeat(84)}.md`);
+  assert.match(refusal(`${"😀".repeat(64)}.md`), /has 259 bytes/);
+});
+
+test("names Windows cannot hold are found: reserved names, forbidden characters, a trailing dot or space", () => {
+  for (const name of ["CON", "con.png", "Prn.md", "aux.tar.gz", "NUL", "nul.txt", "COM1", "com9.md", "LPT1.png", "lpt9", "COM¹.md"]) {
+    assert.match(windowsNameProblem(name) ?? "", /reserves/, name);
+  }
+  for (const [name, shown] of [["a:b.png", "`:`"], ["what?.md", "`?`"], ["x*.md", "`*`"], ['say "hi".md', '`"`'], ["a|b.md", "`|`"], ["<b>.md", "`<`"], ["a>b", "`>`"], ["tab\there.md", "a control character"]] as const) {
+    assert.match(windowsNameProblem(name) ?? "", new RegExp(`contains ${shown.replace(/[|*?]/g, "\\$&")}`), name);
+  }
+  assert.match(windowsNameProblem("notes.") ?? "", /ends with a dot/);
+  assert.match(windowsNameProblem("notes ") ?? "", /ends with a space/);
+  for (const name of ["console.md", "conference", "com10.md", "lpt0", "auxiliary.png", "a.b.c.md", "nul-and-void.md", "Über.md", "日本語"]) {
+    assert.equal(windowsNameProblem(name), null, name);
+  }
+});
+
+test("checkNewPath refuses a new name Windows cannot hold and suggests one; existing folders are left alone", () => {
+  const known = new Set(["odd:folder", "odd:folder/sub."]);
+  const exists = (folder: string): boolean => known.has(folder);
+  const refused = (path: string): string => {
+    try {
+      checkNewPath(path, exists);
+    } catch (error) {
+      if (!isToolError(error)) throw error;
+      assert.equal(error.code, "invalid_path");
+      return error.message;
+    }
+    assert.fail(`expected ${path} to be refused`);
+  };
+  assert.match(refused("Attachments/con.png"), /^The new file name `con\.png` is a name Windows reserves .*could not hold "Attachments\/con\.png"\. Choose another name, e\.g\. "Attachments\/con-1\.png"\.$/);
+  assert.match(refused("a:b.png"), /new file name `a:b\.png` contains `:`.*e\.g\. "a-b\.png"/);
+  assert.match(refused("notes/C:/x.md"), /new folder name `C:` contains `:`.*e\.g\. "notes\/C-\/x\.md"/);
+  assert.match(refused("wiki/draft./x.md"), /new folder name `draft\.` ends with a dot.*e\.g\. "wiki\/draft\/x\.md"/);
+  assert.match(refused("odd:folder/new:name.md"), /new file name `new:name\.md`/);
+  assert.match(refused("odd:folder/new?/x.md"), /new folder name `new\?`/);
+  checkNewPath("odd:folder/new.md", exists);
+  checkNewPath("odd:folder/sub./deeper/new.md", exists);
+  checkNewPath("wiki/console.md", exists);
 });
 
 test("resolveVaultPath never yields an empty, dot-leading or traversing segment", () => {
