@@ -25,7 +25,7 @@ function manyKeys(bytes: number, comment = false): string {
 
 const MIB = 1024 * 1024;
 const AT_START = `---\ntags: [huge]\n${manyKeys(MIB)}---\n# Huge\n\nQuokkas live on Rottnest island.\n`;
-const UNDER_LIMIT = `---\ntags: [big]\n${manyKeys(200 * 1024, true)}---\n# Big\n\n## Log\n\nKoalas sleep.\n`;
+const UNDER_LIMIT = `---\ntags: [big]\n${manyKeys(50 * 1024, true)}---\n# Big\n\n## Log\n\nKoalas sleep.\n`;
 
 before(async () => {
   vault = tempVault(EDGE_VAULT);
@@ -48,7 +48,7 @@ function limitRefusal(result: ToolCallResult): void {
   const error = result.structured.error as { code: string; state: string };
   assert.equal(error.code, "too_large", result.text);
   assert.equal(error.state, "not_applied");
-  assert.match(result.text, new RegExp(`over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes \\(256 KiB\\)`));
+  assert.match(result.text, new RegExp(`over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes \\(64 KiB\\)`));
 }
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
@@ -66,7 +66,7 @@ function assertNoProperties(outline: Record<string, unknown>): void {
   assert.deepEqual(outline.tags, []);
   const warnings = outline.warnings as string[];
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]!, /over the limit of 262144 bytes \(256 KiB\): it is not parsed, so its properties, tags and aliases are missing/);
+  assert.match(warnings[0]!, /over the limit of 65536 bytes \(64 KiB\): it is not parsed, so its properties, tags and aliases are missing/);
   assert.match(warnings[0]!, /note_write/);
 }
 
@@ -77,7 +77,7 @@ async function counted(name: string, args: Record<string, unknown>): Promise<{ r
   return { result, parses: frontmatterParseCount() - before };
 }
 
-describe("200 KB of frontmatter, under the limit: each write parses each YAML text once", () => {
+describe("50 KB of frontmatter, under the limit: each write parses each YAML text once", () => {
   test("note_frontmatter: the note's YAML and the edited YAML", async () => {
     const { result, parses } = await counted("note_frontmatter", { path: "inbox/big.md", set: { status: "done" }, add_tags: ["more"], dry_run: true });
     assert.equal(parses, 2);

@@ -11,7 +11,9 @@ import { parseSimpleYamlMap } from "./simple-yaml";
  * Parsing YAML costs far more per byte than anything else done to a note, and runs on the thread that
  * answers every request.
  */
-export const FRONTMATTER_LIMIT_BYTES = 256 * 1024;
+export const FRONTMATTER_LIMIT_BYTES = 64 * 1024;
+/** The limit as people read it, for messages and descriptions. */
+export const FRONTMATTER_LIMIT_TEXT = `${FRONTMATTER_LIMIT_BYTES / 1024} KiB`;
 /**
  * Aliases (`*name`) beyond this many make the YAML unreadable: the yaml package looks each one up by a
  * scan of the document's anchors, so their cost grows with the square of their number.
@@ -147,7 +149,7 @@ export function parseFrontmatter(text: string, parses?: FrontmatterParses): Pars
   if (!split.exists) return { split, document: null, data: null, error: null, oversize: null };
   const oversize = oversizeFrontmatter(text, split);
   if (oversize !== null) {
-    const error = `The frontmatter is ${oversize} bytes of YAML, over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (256 KiB), so it is not parsed and has no properties.`;
+    const error = `The frontmatter is ${oversize} bytes of YAML, over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (${FRONTMATTER_LIMIT_TEXT}), so it is not parsed and has no properties.`;
     return { split, document: null, data: null, error, oversize };
   }
   const yaml = text.slice(split.yamlStart, split.yamlEnd);

@@ -3,7 +3,7 @@
 // quoting stay byte-identical, which re-serialising the whole block would not guarantee.
 import { isMap, isScalar, isSeq, stringify, type Node, type Pair } from "yaml";
 import { ToolError } from "../errors";
-import { FRONTMATTER_LIMIT_BYTES, parseFrontmatter, type FrontmatterParses } from "../notes/frontmatter";
+import { FRONTMATTER_LIMIT_BYTES, FRONTMATTER_LIMIT_TEXT, parseFrontmatter, type FrontmatterParses } from "../notes/frontmatter";
 
 export type FrontmatterChange = { key: string; value: unknown } | { key: string; remove: true };
 
@@ -94,7 +94,7 @@ export function applySplices(text: string, splices: readonly Splice[]): string {
  */
 export function oversizeFrontmatterError(bytes: number, options: { path?: string; would?: boolean } = {}): ToolError {
   const note = options.path === undefined ? "the note" : `"${options.path}"`;
-  const limit = `the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (256 KiB)`;
+  const limit = `the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (${FRONTMATTER_LIMIT_TEXT})`;
   const details = { ...(options.path === undefined ? {} : { path: options.path }), bytes, limit: FRONTMATTER_LIMIT_BYTES };
   if (options.would) {
     return new ToolError(

@@ -4,7 +4,7 @@
 import { visit, type Document } from "yaml";
 import { formatMoment } from "../dates-format";
 import { describeFailure, ToolError } from "../errors";
-import { FrontmatterParses, parseFrontmatter, splitFrontmatter, type FrontmatterSplit, type ParsedFrontmatter } from "../notes/frontmatter";
+import { FRONTMATTER_LIMIT_TEXT, FrontmatterParses, parseFrontmatter, splitFrontmatter, type FrontmatterSplit, type ParsedFrontmatter } from "../notes/frontmatter";
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
@@ -176,7 +176,7 @@ export class WritePath {
     if (!split.exists && !creating) return text;
     const parsed = split.exists ? parseFrontmatter(text, parses) : null;
     if (parsed?.oversize != null) {
-      warnings.push(`created/updated were not stamped: the frontmatter is ${parsed.oversize} bytes, over the 256 KiB limit, so it is left exactly as it is.`);
+      warnings.push(`created/updated were not stamped: the frontmatter is ${parsed.oversize} bytes, over the ${FRONTMATTER_LIMIT_TEXT} limit, so it is left exactly as it is.`);
       return text;
     }
     if (parsed && parsed.data === null) return text;

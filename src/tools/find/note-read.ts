@@ -1,6 +1,6 @@
 // note_read and note_outline: a bounded window of a note's text, or its shape without the body.
 import { ToolError } from "../../core/errors";
-import { FRONTMATTER_LIMIT_BYTES, oversizeFrontmatter } from "../../core/notes/frontmatter";
+import { FRONTMATTER_LIMIT_BYTES, FRONTMATTER_LIMIT_TEXT, oversizeFrontmatter } from "../../core/notes/frontmatter";
 import { sameHash } from "../../core/notes/hash";
 import { findSection } from "../../core/notes/sections";
 import { parseNote, stripBom } from "../../core/notes/structure";
@@ -45,7 +45,7 @@ function frontmatterWarnings(plain: string, cache: CachedMetadata | null): strin
   if (bytes === null) return [];
   const missing = cache?.frontmatter === undefined ? "it is not parsed, so its properties, tags and aliases are missing here and in searches, and " : "";
   return [
-    `The frontmatter is ${bytes} bytes, over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (256 KiB): ${missing}its properties cannot be changed with note_frontmatter. The body is read and indexed as usual; to change the frontmatter, replace it with a smaller one using note_write.`,
+    `The frontmatter is ${bytes} bytes, over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes (${FRONTMATTER_LIMIT_TEXT}): ${missing}its properties cannot be changed with note_frontmatter. The body is read and indexed as usual; to change the frontmatter, replace it with a smaller one using note_write.`,
   ];
 }
 

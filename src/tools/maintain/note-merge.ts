@@ -3,7 +3,7 @@
 // the target's, every link to it is redirected, and the source goes to the trash. Dry run first.
 import { formatMoment } from "../../core/dates-format";
 import { ToolError } from "../../core/errors";
-import { parseFrontmatter, splitFrontmatter, type FrontmatterParses } from "../../core/notes/frontmatter";
+import { FRONTMATTER_LIMIT_TEXT, parseFrontmatter, splitFrontmatter, type FrontmatterParses } from "../../core/notes/frontmatter";
 import type { NewLinkFormat } from "../../core/notes/link-resolver";
 import { basename, extname } from "../../core/notes/paths";
 import { planMerge } from "../../core/maintain/merge-plan";
@@ -130,7 +130,7 @@ export const noteMerge = defineTool({
     });
     const warnings = [...targetResult.warnings];
     if (sourceFrontmatter.oversize !== null) {
-      warnings.push(`The frontmatter of ${source} is over the 256 KiB limit and is not parsed, so its aliases and tags were not carried over; its trash copy keeps it.`);
+      warnings.push(`The frontmatter of ${source} is over the ${FRONTMATTER_LIMIT_TEXT} limit and is not parsed, so its aliases and tags were not carried over; its trash copy keeps it.`);
     }
     const results: Array<{ path: string; edits: Array<{ line: number; before: string; after: string }>; diff: string; trash?: string }> = [];
     for (const file of others) {

@@ -9,7 +9,7 @@ export const noteCreate = defineTool({
   name: "note_create",
   title: "Create a note",
   description:
-    "Creates a new note at `path` (`.md` added when missing; folders are created) with `content` as its Markdown. created/updated are added to its frontmatter (an explicit frontmatter block at the top of content is kept and only gains those keys; a block over 256 KiB is refused as too_large). An existing note is refused: link to it with [[…]] or change it with note_edit / note_section_edit; pass overwrite: true only to replace it entirely (the old version goes to the trash). Returns the write result: path, content_hash, bytes, diff, warnings (e.g. new broken links). For a note from a template use note_from_template; for a quick unsorted thought use capture.",
+    "Creates a new note at `path` (`.md` added when missing; folders are created) with `content` as its Markdown. created/updated are added to its frontmatter (an explicit frontmatter block at the top of content is kept and only gains those keys; a block over 64 KiB is refused as too_large). An existing note is refused: link to it with [[…]] or change it with note_edit / note_section_edit; pass overwrite: true only to replace it entirely (the old version goes to the trash). Returns the write result: path, content_hash, bytes, diff, warnings (e.g. new broken links). For a note from a template use note_from_template; for a quick unsorted thought use capture.",
   group: "write",
   input: object({
     vault: vaultField,

@@ -39,7 +39,7 @@ export const noteWrite = defineTool({
   name: "note_write",
   title: "Replace a whole note",
   description:
-    "Replaces the entire text of an existing note with `content`. content_hash from your last note_read is required, so changes you have not seen are never overwritten; a stale hash is refused with the current one. keep_frontmatter: true keeps the note's frontmatter block exactly and replaces only the body (also for a note whose frontmatter is over the 256 KiB limit, which other edits of its frontmatter refuse; new frontmatter over the limit is refused as too_large). The old version goes to the trash. Prefer note_edit (exact string replacement), note_section_edit (one section) or note_frontmatter (properties) for partial changes; use note_create for a new note. Returns the write result with the diff.",
+    "Replaces the entire text of an existing note with `content`. content_hash from your last note_read is required, so changes you have not seen are never overwritten; a stale hash is refused with the current one. keep_frontmatter: true keeps the note's frontmatter block exactly and replaces only the body (also for a note whose frontmatter is over the 64 KiB limit, which other edits of its frontmatter refuse; new frontmatter over the limit is refused as too_large). The old version goes to the trash. Prefer note_edit (exact string replacement), note_section_edit (one section) or note_frontmatter (properties) for partial changes; use note_create for a new note. Returns the write result with the diff.",
   group: "write",
   input: object({
     vault: vaultField,

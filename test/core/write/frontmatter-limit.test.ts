@@ -26,7 +26,7 @@ function manyKeys(bytes: number): string {
   return `${lines.join("\n")}\n`;
 }
 
-const UNDER = `---\n${manyKeys(200 * 1024)}---\n# Under\n\nThe body of a note with big frontmatter.\n`;
+const UNDER = `---\n${manyKeys(50 * 1024)}---\n# Under\n\nThe body of a note with big frontmatter.\n`;
 const OVER = `---\n${manyKeys(1024 * 1024)}---\n# Over\n\nThe body of a note with huge frontmatter.\n`;
 
 const file = (relative: string): string => path.join(vault.dir, ...relative.split("/"));
@@ -67,7 +67,7 @@ async function refused(operation: WriteOperation): Promise<{ error: ToolError; p
 }
 
 describe("each frontmatter text is parsed once per write", () => {
-  test("setting a key in 200 KB of frontmatter: the note's YAML once, the edited YAML once", async () => {
+  test("setting a key in 50 KB of frontmatter: the note's YAML once, the edited YAML once", async () => {
     const { result, parses } = await counted(
       op({ path: "inbox/under.md", transform: (text, parses) => editFrontmatter(text!, [{ key: "key7", value: "changed" }], { createIfMissing: false, parses }) }),
     );
@@ -99,7 +99,7 @@ describe("frontmatter over the limit", () => {
     assert.equal(parses, 0);
     assert.equal(error.code, "too_large");
     assert.equal(error.state, "not_applied");
-    assert.match(error.message, new RegExp(`over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes \\(256 KiB\\)`));
+    assert.match(error.message, new RegExp(`over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes \\(64 KiB\\)`));
     assert.match(error.message, /note_read/);
     assert.match(error.message, /note_edit/);
     assert.match(error.message, /note_write/);
@@ -112,7 +112,7 @@ describe("frontmatter over the limit", () => {
     assert.equal(result.changed, true);
     assert.equal(read("inbox/over.md"), OVER.replace("The body", "The whole body"));
     assert.equal(result.warnings.length, 1);
-    assert.match(result.warnings[0]!, /created\/updated were not stamped: the frontmatter is \d+ bytes, over the 256 KiB limit/);
+    assert.match(result.warnings[0]!, /created\/updated were not stamped: the frontmatter is \d+ bytes, over the 64 KiB limit/);
   });
 
   test("a change inside it is refused as what the write would leave; nothing is written", async () => {
@@ -120,7 +120,7 @@ describe("frontmatter over the limit", () => {
     const { error, parses } = await refused(op({ path: "inbox/over.md", dry_run: false, transform: (text) => text!.replace("key3: value 3", "key3: value three") }));
     assert.equal(parses, 0);
     assert.equal(error.code, "too_large");
-    assert.match(error.message, /^The frontmatter of "inbox\/over\.md" would be \d+ bytes, over the limit of 262144 bytes/);
+    assert.match(error.message, /^The frontmatter of "inbox\/over\.md" would be \d+ bytes, over the limit of 65536 bytes/);
     assert.equal(read("inbox/over.md"), before);
   });
 
