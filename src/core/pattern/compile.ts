@@ -172,9 +172,13 @@ class Compiler {
     for (const exit of exits) this.a[exit] = this.next;
   }
 
-  /** One iteration's start: the groups inside are unset again, as in JavaScript. */
+  /**
+   * One iteration: the groups inside are unset again first, as in JavaScript, unless every match
+   * of the body sets them all anyway.
+   */
   private iteration(node: Extract<Node, { kind: "repeat" }>): void {
-    if (this.captures && node.groupsTo > node.groupsFrom) this.emit(OP_RESET, 2 * node.groupsFrom, 2 * node.groupsTo);
+    const groups = node.groupsTo - node.groupsFrom;
+    if (this.captures && groups > 0 && alwaysSet(node.body).size < groups) this.emit(OP_RESET, 2 * node.groupsFrom, 2 * node.groupsTo);
     this.node(node.body);
   }
 
@@ -216,6 +220,24 @@ class Compiler {
       const body = this.a[split]!;
       [this.a[split], this.b[split]] = greedy ? [body, this.next] : [this.next, body];
     }
+  }
+}
+
+/** The groups that every match of `node` sets. */
+function alwaysSet(node: Node): Set<number> {
+  switch (node.kind) {
+    case "group":
+      return new Set([node.index, ...alwaysSet(node.body)]);
+    case "concat":
+      return new Set(node.items.flatMap((item) => [...alwaysSet(item)]));
+    case "alt": {
+      const sets = node.items.map(alwaysSet);
+      return new Set([...sets[0]!].filter((index) => sets.every((set) => set.has(index))));
+    }
+    case "repeat":
+      return node.min >= 1 ? alwaysSet(node.body) : new Set();
+    default:
+      return new Set();
   }
 }
 
