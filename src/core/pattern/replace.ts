@@ -66,9 +66,14 @@ export interface Replaced {
   count: number;
 }
 
+/** Pieces of a replaced text joined into one string at a time, so that no single join is long. */
+const CHUNK_CHARS = 64 * 1024;
+
 /** Replacing every match of one text, step by step: the state between two pauses. */
 export class Replacement implements Resumable<Replaced> {
-  private readonly parts: string[] = [];
+  private readonly chunks: string[] = [];
+  private parts: string[] = [];
+  private partsLength = 0;
   private last = 0;
   private count = 0;
 
@@ -88,15 +93,27 @@ export class Replacement implements Resumable<Replaced> {
       if (result === MORE) return MORE;
       if (result === null) break;
       const replaced = this.replacement(result);
-      this.parts.push(text.slice(this.last, result.index), replaced);
+      this.add(text.slice(this.last, result.index), meter);
+      this.add(replaced, meter);
       this.last = result.end;
       this.count++;
-      meter.left -= 1 + replaced.length / 16;
+      meter.left -= 1;
       this.matcher.reset(text, nextSearchFrom(text, result));
     }
     if (this.count === 0) return { text, count: 0 };
-    this.parts.push(text.slice(this.last));
-    return { text: this.parts.join(""), count: this.count };
+    this.add(text.slice(this.last), meter);
+    this.chunks.push(this.parts.join(""));
+    return { text: this.chunks.join(""), count: this.count };
+  }
+
+  private add(part: string, meter: WorkMeter): void {
+    this.parts.push(part);
+    this.partsLength += part.length;
+    if (this.partsLength < CHUNK_CHARS) return;
+    this.chunks.push(this.parts.join(""));
+    meter.left -= this.partsLength / 16;
+    this.parts = [];
+    this.partsLength = 0;
   }
 }
 
