@@ -3,7 +3,8 @@
 // mode; RegExp: split into lines, as vault_grep did before), on the Obsidian Help vault and on one
 // synthetic 4 MB note; the same for replacing every match in whole notes, as vault_replace plans;
 // then the patterns that hang RegExp, on a 50,000-character line (engine only).
-// Options: --fixtures <folder holding obsidian-help-en> (default /work/shared/fixtures), --rounds <n>.
+// Options: --fixtures <folder holding obsidian-help-en> (default /work/shared/fixtures), --rounds <n>,
+// --vault <folder> (one more vault to compare on, e.g. a synthetic one from gen-vault.mjs).
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { compilePattern, expandReplacement, MORE, Replacement, type Pattern } from "../src/core/pattern";
@@ -146,9 +147,13 @@ function syntheticNote(help: string[]): string {
 
 const help = notes(path.join(fixtures, "obsidian-help-en"));
 const big = syntheticNote(help);
+const extra = option("vault", "");
+const vaultNotes = extra === "" ? [] : notes(extra);
 compare(`obsidian-help-en (${help.length} notes)`, help);
+if (extra !== "") compare(`${path.basename(extra)} (${vaultNotes.length} notes)`, vaultNotes);
 compare("one synthetic 4 MB note", [big]);
 compareReplace(`obsidian-help-en (${help.length} notes)`, help);
+if (extra !== "") compareReplace(`${path.basename(extra)} (${vaultNotes.length} notes)`, vaultNotes);
 compareReplace("one synthetic 4 MB note", [big]);
 
 console.log("\nPatterns that hang a backtracking engine, on one line of 50,000 characters (engine only):");

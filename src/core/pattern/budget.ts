@@ -1,6 +1,6 @@
 // A call's time budget over pattern work: searches run synchronously while their work lasts, and
 // between chunks of work the clock is read and the event loop is given back, inside one long line too.
-import { MORE, type WorkMeter } from "./vm";
+import { MORE, type WorkMeter } from "./meter";
 
 /** A search that runs while its meter lasts (a Matcher or a Scanner). */
 export interface Resumable<T> {

@@ -9,7 +9,7 @@ import * as op from "./compile";
 import type { Program } from "./compile";
 import { foldCodePoint } from "./fold";
 import { Prefilter } from "./prefilter";
-import { MORE, type WorkMeter } from "./vm";
+import { MORE, type WorkMeter } from "./meter";
 
 const OP_MATCH = op.OP_MATCH;
 const OP_CHAR = op.OP_CHAR;
@@ -90,12 +90,15 @@ export class Scanner {
   private state = 0;
   private done = true;
 
-  /** `lines`: each line is matched on its own, as vault_grep does. */
-  constructor(program: Program, lines = false) {
+  /**
+   * `lines`: each line is matched on its own, as vault_grep does. `anchored`: matches start only
+   * where the search starts (for `probe`).
+   */
+  constructor(program: Program, options: { lines?: boolean; anchored?: boolean } = {}) {
     this.program = program;
-    this.lines = lines;
+    this.lines = options.lines === true;
     this.prefilter = new Prefilter(program.prefix, program.ignoreCase, program.first);
-    this.unanchored = !program.anchored;
+    this.unanchored = !program.anchored && options.anchored !== true;
     this.visited = new Uint32Array(program.ops.length);
     // The kernel, then at most two entries per instruction visited.
     this.stack = new Int32Array(program.ops.length * 3 + 2);
@@ -230,6 +233,42 @@ export class Scanner {
     this.state = id;
     meter.left = work;
     return MORE;
+  }
+
+  /**
+   * Whether a match starts at `at` (with an anchored scanner): 1 yes, 0 no, -1 not known after
+   * looking at `limit` characters. Costs at most `limit` steps, so callers may ask at every candidate.
+   */
+  probe(text: string, at: number, limit: number): number {
+    this.text = text;
+    let pos = at;
+    let state = this.states[this.start(this.kindBefore(at))]!;
+    for (let seen = 0; ; seen++) {
+      if (state.kernel.length === 0) return 0;
+      if (pos >= text.length) {
+        if (state.atEnd < 0) state.atEnd = this.closure(state, AT_EDGE, -1) === MATCHED ? 1 : 0;
+        return state.atEnd;
+      }
+      if (seen >= limit) return -1;
+      let c = text.charCodeAt(pos);
+      let width = 1;
+      if (c >= 0xd800 && c <= 0xdbff && pos + 1 < text.length) {
+        const trail = text.charCodeAt(pos + 1);
+        if (trail >= 0xdc00 && trail <= 0xdfff) {
+          c = (c - 0xd800) * 0x400 + (trail - 0xdc00) + 0x10000;
+          width = 2;
+        }
+      }
+      let next = c < 128 ? state.ascii[c]! : (state.other?.get(c) ?? UNKNOWN);
+      if (next === UNKNOWN) {
+        next = this.closure(state, kindOf(width === 2 ? 0xd800 : c), c);
+        if (c < 128) state.ascii[c] = next;
+        else (state.other ??= new Map()).set(c, next);
+      }
+      if (next === MATCHED) return 1;
+      state = this.states[next]!;
+      pos += width;
+    }
   }
 
   private finish(meter: WorkMeter, work: number, result: number): number {

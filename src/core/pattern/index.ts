@@ -9,7 +9,8 @@
 import { compileProgram, MAX_PROGRAM, type Program } from "./compile";
 import { parsePattern, MAX_REPEAT, type PatternFlags } from "./parse";
 import { Scanner } from "./dfa";
-import { Matcher, MORE, type PatternMatch, type WorkMeter } from "./vm";
+import { MORE, type WorkMeter } from "./meter";
+import { Matcher, type PatternMatch } from "./vm";
 
 export { MAX_PROGRAM, MAX_REPEAT, Matcher, MORE, Scanner };
 export type { PatternFlags, PatternMatch, WorkMeter };
@@ -55,7 +56,7 @@ export class Pattern {
    * `lines`, each line of the text is matched on its own (split at \n and \r\n).
    */
   scanner(options: { lines?: boolean } = {}): Scanner {
-    return new Scanner(this.program, options.lines === true);
+    return new Scanner(this.program, options);
   }
 
   /** The leftmost match at or after `from`, in one go: linear in the text, but never pausing. */

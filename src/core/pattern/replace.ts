@@ -1,7 +1,8 @@
 // Replacing every match, as String.prototype.replace does with a global regular expression: the same
 // `$` forms in the template, the same step past an empty match, and a budget over the whole text.
 import { type OVER_BUDGET, type PatternBudget, type Resumable } from "./budget";
-import { MORE, type Matcher, type PatternMatch, type WorkMeter } from "./vm";
+import { MORE, type WorkMeter } from "./meter";
+import type { Matcher, PatternMatch } from "./vm";
 
 function group(text: string, match: PatternMatch, index: number): string {
   const start = match.spans[2 * index]!;

@@ -7,6 +7,8 @@
 import * as op from "./compile";
 import type { Program } from "./compile";
 import { foldCodePoint } from "./fold";
+import { Scanner } from "./dfa";
+import { MORE, type WorkMeter } from "./meter";
 import { Prefilter } from "./prefilter";
 
 // Local copies: an imported binding may be read through an accessor, and these are read per step.
@@ -29,14 +31,6 @@ const OP_RESET = op.OP_RESET;
 const OP_SAVE = op.OP_SAVE;
 const OP_SPLIT = op.OP_SPLIT;
 
-/** What `run` returns when the work it was given is spent before the scan ended. */
-export const MORE: unique symbol = Symbol("more");
-
-/** Work left before `run` stops; one unit is about one thread step (tens of nanoseconds). */
-export interface WorkMeter {
-  left: number;
-}
-
 export interface PatternMatch {
   /** UTF-16 offsets, as String.prototype.slice takes them. */
   index: number;
@@ -47,6 +41,8 @@ export interface PatternMatch {
 
 /** Skipping ahead over text costs this many characters per unit of work. */
 const SKIP_PER_UNIT = 16;
+/** How far the anchored DFA looks from a candidate before leaving the answer to the threads. */
+const PROBE_CHARACTERS = 32;
 
 const WORD_UNITS = new Uint8Array(128).map((_, unit) =>
   (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5a) || (unit >= 0x61 && unit <= 0x7a) || unit === 0x5f ? 1 : 0,
@@ -76,6 +72,8 @@ class Threads {
 export class Matcher {
   private readonly program: Program;
   private readonly prefilter: Prefilter;
+  /** Made on the first candidate: an anchored DFA that rules candidates out. */
+  private probe: Scanner | null = null;
   private text = "";
   private pos = 0;
   private done = true;
@@ -144,13 +142,29 @@ export class Matcher {
       if (this.current.n === 0) {
         if (this.best !== null) return this.finish(meter, work);
         if (anchored && pos > 0) return this.finish(meter, work);
-        if (prefilter.skips) {
-          const next = prefilter.next(pos);
-          if (next < 0) return this.finish(meter, work);
-          if (next !== pos) {
-            work -= (next - pos) / SKIP_PER_UNIT;
-            pos = next;
-            this.nextGeneration();
+        for (;;) {
+          if (prefilter.skips) {
+            const next = prefilter.next(pos);
+            if (next < 0) return this.finish(meter, work);
+            if (next !== pos) {
+              work -= (next - pos) / SKIP_PER_UNIT;
+              pos = next;
+              this.nextGeneration();
+            }
+          }
+          if (anchored) break;
+          // Most candidates fail within a few characters: a table lookup each in the anchored DFA
+          // instead of threads, so that the VM only starts where a match may begin.
+          this.probe ??= new Scanner(this.program, { anchored: true });
+          work -= PROBE_CHARACTERS / 4;
+          if (this.probe.probe(text, pos, PROBE_CHARACTERS) !== 0) break;
+          pos += (text.charCodeAt(pos) & 0xfc00) === 0xd800 && (text.charCodeAt(pos + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+          if (pos > length) return this.finish(meter, work);
+          this.nextGeneration();
+          if (work <= 0) {
+            this.pos = pos;
+            meter.left = work;
+            return MORE;
           }
         }
       }
