@@ -13,6 +13,7 @@ await esbuild.build({
     "cold-build": "bench/cold-build.ts",
     "warm-start": "bench/warm-start.ts",
     "fts5-child": "bench/fts5-child.ts",
+    patterns: "bench/patterns.ts",
     "ingest-worker": "src/hosts/node/ingest-worker.ts",
   },
   outdir: "bench/out/build",

@@ -655,6 +655,10 @@ export class Engine implements VaultEngine {
     return result;
   }
 
+  pause(): Promise<void> {
+    return this.slice.pause();
+  }
+
   async bodyText(path: string): Promise<string | null> {
     const record = this.records.get(path);
     if (!record || record.size > TEXT_LIMIT_BYTES) return null;

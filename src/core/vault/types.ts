@@ -94,4 +94,9 @@ export interface VaultEngine extends VaultView {
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;
+  /**
+   * Gives the event loop back once the current stretch of synchronous work has run long (reads that
+   * callers wait on go first); resolves at once otherwise. Long loops of a tool call await it often.
+   */
+  pause(): Promise<void>;
 }

@@ -2,7 +2,9 @@
 // default, and the whole call is planned before anything is written: over `limit`, over the time
 // budget or refused by a guard for any note, nothing is written at all.
 import { ToolError } from "../../core/errors";
+import { expandReplacement, MORE, OVER_BUDGET, PatternBudget, Replacement, WORK_PER_CHECK, type CompileOptions, type Pattern, type Replaced } from "../../core/pattern";
 import { fileFilter, globField, prefixField, vaultField } from "../common";
+import { compileToolPattern, PATTERN_SYNTAX } from "../patterns";
 import { boolean, integer, object, string, withDefault } from "../schema";
 import { defineTool } from "../types";
 import { reasonField, REPLACES_NOTE } from "../write/common";
@@ -12,132 +14,52 @@ const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 /** The plan runs the pattern over every note in scope; past this, the call is refused unapplied. */
 const TIME_BUDGET_MS = 5000;
-const CLOCK_CHECK_EVERY = 256;
+/**
+ * A note that changed between the plan and the write is planned again while it is written, without
+ * a pause; past this much work that would hold the event loop, so the call is refused instead.
+ */
+const REPLAN_WORK = 20 * WORK_PER_CHECK;
 const ALLOWED_FLAGS = "gimsuv";
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-/** `g` always; `u` unless the caller chose `v`, so `.` never splits a character outside the BMP. */
-function flagsOf(input: string): string {
+/** i, m and s; g is always on, and u and v add nothing (the engine always reads code points). */
+function flagsOf(input: string): CompileOptions {
   const given = input.replace(/\s+/g, "");
   const unknown = [...new Set([...given].filter((flag) => !ALLOWED_FLAGS.includes(flag)))];
   if (unknown.length > 0) {
     throw new ToolError(
       "invalid_argument",
-      `Unsupported regex flag(s) "${unknown.join("")}". Use i (ignore case), m (^ and $ at line breaks), s (. matches line breaks), u or v; g is always on.`,
+      `Unsupported regex flag(s) "${unknown.join("")}". Use i (ignore case), m (^ and $ at line breaks), s (. matches line breaks); g is always on.`,
     );
   }
-  const flags = new Set(["g", ...given]);
-  if (!flags.has("v")) flags.add("u");
-  else flags.delete("u");
-  return [...flags].sort().join("");
+  return { ignoreCase: given.includes("i"), multiline: given.includes("m"), dotAll: given.includes("s") };
 }
 
-/**
- * Star height above one (`(a+)+`, `(\w*\s?)*`, `(x+){2,}`) is the shape of catastrophic backtracking.
- * A single match cannot be interrupted from here, so such patterns are refused up front; the time
- * budget catches slow patterns of other shapes between matches and between notes.
- */
-export function nestedQuantifier(source: string): boolean {
-  const groups: boolean[] = [];
-  let inClass = false;
-  let closedUnbounded = false;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i]!;
-    const afterGroup = closedUnbounded;
-    closedUnbounded = false;
-    if (char === "\\") {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (char === "]") inClass = false;
-      continue;
-    }
-    if (char === "[") {
-      inClass = true;
-    } else if (char === "(") {
-      groups.push(false);
-    } else if (char === ")") {
-      closedUnbounded = groups.pop() ?? false;
-    } else if (char === "*" || char === "+" || (char === "{" && /^\{\d+,\}/.test(source.slice(i)))) {
-      if (afterGroup) return true;
-      groups.fill(true);
-    }
-  }
-  return false;
+function tooSlow(limitMs: number, scanned: number): ToolError {
+  return new ToolError(
+    "too_large",
+    `The pattern took longer than ${limitMs / 1000} s over ${scanned} note(s), so nothing was written. Narrow the notes with prefix or glob, or make the pattern more specific (start it with literal text, avoid a leading .*).`,
+    { details: { notes_scanned: scanned } },
+  );
 }
 
-function compile(pattern: string, flags: string, literal: boolean): RegExp {
-  if (!literal && nestedQuantifier(pattern)) {
-    throw new ToolError(
-      "invalid_argument",
-      "The pattern repeats a group that itself contains a repetition (like (a+)+), which can take exponential time. Rewrite it without the nested repetition (e.g. (a+)+ → a+), or pass literal: true for plain text.",
-    );
-  }
-  try {
-    return new RegExp(literal ? escapeRegExp(pattern) : pattern, flags);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ToolError("invalid_argument", `The pattern is not a valid regular expression (${reason}). Escape special characters, or pass literal: true for plain text.`);
-  }
-}
-
-class Budget {
-  private readonly started: number;
-
-  constructor(
-    private readonly now: () => number,
-    private readonly limitMs: number,
-  ) {
-    this.started = now();
-  }
-
-  check(scanned: number): void {
-    if (this.now() - this.started <= this.limitMs) return;
-    throw new ToolError(
-      "too_large",
-      `The pattern took longer than ${this.limitMs / 1000} s over ${scanned} note(s), so nothing was written. Narrow the notes with prefix or glob, or simplify the pattern (anchor it, avoid leading .* and nested repetition).`,
-      { details: { notes_scanned: scanned } },
-    );
-  }
-}
-
-interface Replacer {
-  regex: RegExp;
-  replace: string;
-  literal: boolean;
-}
-
-function countMatches(text: string, regex: RegExp, budget: Budget, scanned: number): number {
-  regex.lastIndex = 0;
-  let count = 0;
-  for (let match = regex.exec(text); match !== null; match = regex.exec(text)) {
-    count++;
-    // An empty match would match again at the same place; step past one character (a whole code point).
-    if (match[0] === "") regex.lastIndex += (text.codePointAt(match.index) ?? 0) > 0xffff ? 2 : 1;
-    if (count % CLOCK_CHECK_EVERY === 0) budget.check(scanned);
-  }
-  return count;
-}
-
-function replaceAll(text: string, replacer: Replacer): string {
-  // A literal replacement keeps `$` as typed; a regex one expands $1, $<name>, $& as JavaScript does.
-  return replacer.literal ? text.replace(replacer.regex, () => replacer.replace) : text.replace(replacer.regex, replacer.replace);
+interface Plan {
+  /** The text the plan was made from; a note found different when it is written is planned again. */
+  before: string;
+  after: Replaced;
 }
 
 export const vaultReplace = defineTool({
   name: "vault_replace",
   title: "Replace text across notes",
   description:
-    "Replaces a regular expression (JavaScript syntax; `flags` such as i, m, s; always global) or, with literal: true, plain text, in whole note files (Markdown notes only, frontmatter included; line breaks read as \\n). `replace` may use $1, $<name> and $& (taken as typed with literal: true). **Dry run by default**: pass dry_run: false to write. When more than `limit` notes (default 20) would change, the call is refused and nothing is written, dry run or not: narrow with prefix/glob or raise limit. Every note is checked by the write guards first, so one refusal stops all. A real run keeps a trash copy of each note and records one history commit. Returns per note `path`, `occurrences` and `diff`. Find matches first with vault_grep; for one note use note_edit; to rename a tag use tag_rename.",
+    "Replaces a regular expression or, with literal: true, plain text, in whole note files (Markdown notes only, frontmatter included; line breaks read as \\n). Pattern: " +
+    PATTERN_SYNTAX +
+    "; `flags` i, m, s; always global. `replace` may use $1, $<name>, $& and $$ (taken as typed with literal: true). Over the 5-second planning budget the call is refused and nothing is written. **Dry run by default**: pass dry_run: false to write. When more than `limit` notes (default 20) would change, the call is refused and nothing is written, dry run or not: narrow with prefix/glob or raise limit. Every note is checked by the write guards first, so one refusal stops all. A real run keeps a trash copy of each note and records one history commit. Returns per note `path`, `occurrences` and `diff`. Find matches first with vault_grep; for one note use note_edit; to rename a tag use tag_rename.",
   group: "maintain",
   input: object({
     vault: vaultField,
     pattern: string({ description: "Regular expression (or text with literal: true), e.g. `\\[\\[Old name(\\|[^\\]]*)?\\]\\]`.", raw: true, maxLength: 1000 }),
-    replace: string({ description: "Replacement; may be empty to delete matches. $1, $<name>, $& refer to the match.", raw: true, maxLength: 100000 }),
+    replace: string({ description: "Replacement; may be empty to delete matches. $1, $<name>, $& refer to the match, $$ is a $.", raw: true, maxLength: 100000 }),
     literal: withDefault(boolean({ description: "Treat pattern and replace as plain text." }), false),
     flags: withDefault(string({ description: "Regex flags: i (ignore case), m (^/$ per line), s (. matches \\n); g is implied.", maxLength: 8 }), ""),
     prefix: prefixField,
@@ -155,9 +77,16 @@ export const vaultReplace = defineTool({
     if (args.literal && args.pattern === args.replace) {
       throw new ToolError("invalid_argument", "pattern and replace are the same text, so nothing would change. Pass the new text as replace.");
     }
-    const replacer: Replacer = { regex: compile(args.pattern, flagsOf(args.flags), args.literal), replace: args.replace, literal: args.literal };
+    // Spans of groups cost work per thread; a replacement that names none does without them.
+    const groups = !args.literal && /\$(?:[0-9]|<)/.test(args.replace);
+    const pattern: Pattern = compileToolPattern(args.pattern, { ...flagsOf(args.flags), captures: groups }, args.literal);
+    // A literal replacement keeps `$` as typed; a pattern's expands $1, $<name>, $& as String.replace does.
+    const replacement = args.literal ? () => args.replace : (match: Parameters<typeof expandReplacement>[2], text: string) => expandReplacement(args.replace, text, match, pattern.names);
     const keep = fileFilter({ prefix: args.prefix, glob: args.glob }, ctx.now());
-    const budget = new Budget(() => ctx.now(), TIME_BUDGET_MS);
+    const budget = new PatternBudget(() => ctx.now(), TIME_BUDGET_MS, () => engine.pause());
+    const scanner = pattern.scanner();
+    const matcher = pattern.matcher();
+    const plans = new Map<string, Plan>();
 
     const affected: string[] = [];
     const warnings: string[] = [];
@@ -165,16 +94,25 @@ export const vaultReplace = defineTool({
     let matching = 0;
     for (const file of engine.files()) {
       if (!file.isNote || !keep(file)) continue;
+      if (budget.exceeded) throw tooSlow(TIME_BUDGET_MS, scanned);
       const text = await transformText(engine, file.path);
       if (text === null) {
         warnings.push(`${file.path}: skipped, it could not be read as text (too large or gone).`);
         continue;
       }
       scanned++;
-      if (countMatches(text, replacer.regex, budget, scanned) === 0) continue;
+      // Most notes hold no match: the quick yes/no scan spares them the search for spans.
+      const found = await budget.next(scanner.reset(text));
+      if (found === OVER_BUDGET) throw tooSlow(TIME_BUDGET_MS, scanned);
+      if (found < 0) continue;
+      const after = await budget.next(new Replacement(matcher, text, (match) => replacement(match, text)));
+      if (after === OVER_BUDGET) throw tooSlow(TIME_BUDGET_MS, scanned);
+      if (after.count === 0) continue;
       matching++;
-      if (replaceAll(text, replacer) !== text) affected.push(file.path);
-      budget.check(scanned);
+      if (after.text === text) continue;
+      affected.push(file.path);
+      // Only a call inside the limit is written; past it, counting the notes is enough.
+      if (plans.size < args.limit) plans.set(file.path, { before: text, after });
     }
     const scope = args.prefix !== undefined || args.glob !== undefined ? " in the chosen prefix/glob" : "";
     if (matching === 0) {
@@ -193,9 +131,14 @@ export const vaultReplace = defineTool({
       tool: "vault_replace",
       paths: affected,
       dryRun: args.dry_run,
-      rewrite: (_path, text) => {
-        const count = countMatches(text, replacer.regex, new Budget(() => ctx.now(), TIME_BUDGET_MS), 1);
-        return { text: replaceAll(text, replacer), occurrences: count };
+      rewrite: (path, text) => {
+        const plan = plans.get(path);
+        if (plan !== undefined && plan.before === text) return { text: plan.after.text, occurrences: plan.after.count };
+        const again = new Replacement(pattern.matcher(), text, (match) => replacement(match, text)).run({ left: REPLAN_WORK });
+        if (again === MORE) {
+          throw new ToolError("conflict", `${path} changed while this call was planned, and planning it again would take too long. Run the same call again.`);
+        }
+        return { text: again.text, occurrences: again.count };
       },
       subject: (notes, occurrences) => `vault_replace: ${notes} note${notes === 1 ? "" : "s"}, ${occurrences} occurrence${occurrences === 1 ? "" : "s"}`,
       reason: args.reason,
