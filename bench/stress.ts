@@ -27,13 +27,17 @@ async function main(): Promise<number> {
     try {
       const writer = await connectClient(server.url, server.writerToken, "attacker");
       const reader = await connectClient(server.url, server.readerToken, "reader");
-      const steady = new SteadyReader(await connectClient(server.url, server.writerToken, "steady-reader"));
-      // `npm run stress -- <text>` runs only the cases whose name contains the text.
-      const only = process.argv.slice(2);
-      for (const attack of attackCases().filter((entry) => only.length === 0 || only.some((text) => entry.name.includes(text)))) {
-        const run = await runAttack(attack, { server, writer, reader }, steady);
-        process.stderr.write(`[stress] ${run.name}: ${run.outcome} in ${run.answeredMs} ms, longest note_read wait ${run.longestReadMs} ms over ${run.reads} reads\n`);
-        runs.push(run);
+      const steady = await SteadyReader.start(server.url, server.writerToken);
+      try {
+        // `npm run stress -- <text>` runs only the cases whose name contains the text.
+        const only = process.argv.slice(2);
+        for (const attack of attackCases().filter((entry) => only.length === 0 || only.some((text) => entry.name.includes(text)))) {
+          const run = await runAttack(attack, { server, writer, reader }, steady);
+          process.stderr.write(`[stress] ${run.name}: ${run.outcome}${run.detail ? ` (${run.detail.slice(0, 120)})` : ""} in ${run.answeredMs} ms, longest note_read wait ${run.longestReadMs} ms over ${run.reads} reads\n`);
+          runs.push(run);
+        }
+      } finally {
+        await steady.close();
       }
     } finally {
       await server.stop();

@@ -3,20 +3,18 @@
 // stress` prints the longest read wait per case. One list of cases, so the two cannot drift apart.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { callTool, type ToolCallResult } from "./server";
 import { startCli, type CliServer } from "./cli";
+import { callTool, type ToolCallResult } from "./server";
+import type { ReaderReport } from "./steady-reader";
 
 export const VAULT_NAME = "help";
 /** A small note of the Help vault that every read of the second client fetches. */
 export const READ_TARGET = "Home.md";
-/** How long the second client waits between two reads: short, so that a stall cannot fall between them. */
-const READ_GAP_MS = 20;
-/** How long stopping the reader waits for its read in flight. */
-const STOP_WAIT_MS = 10_000;
 
 export const LONG_LINE_NOTE = "attack/long-line.md";
 export const AT_START_FRONTMATTER_NOTE = "attack/frontmatter-512k-at-start.md";
@@ -93,51 +91,35 @@ export async function connectClient(url: string, token: string, name: string): P
   return client;
 }
 
-/** A second client reading one note again and again; the longest wait includes a read still waiting. */
+/** A second client, in a process of its own, reading one note again and again while a case runs. */
 export class SteadyReader {
-  private running = false;
-  private loop: Promise<void> = Promise.resolve();
-  private pendingSince: number | null = null;
-  private longest = 0;
-  private reads = 0;
-  private failures: string[] = [];
+  private constructor(private readonly child: ChildProcess) {}
 
-  constructor(private readonly client: Client) {}
+  static async start(url: string, token: string): Promise<SteadyReader> {
+    const child = fork(path.join(__dirname, "steady-reader.ts"), [url, token], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    await new Promise<void>((resolve, reject) => {
+      child.once("message", () => resolve());
+      child.once("exit", (code) => reject(new Error(`the steady reader exited (${code}) before it was ready`)));
+    });
+    return new SteadyReader(child);
+  }
 
   start(): void {
-    this.running = true;
-    this.longest = 0;
-    this.reads = 0;
-    this.failures = [];
-    this.loop = (async () => {
-      while (this.running) {
-        this.pendingSince = performance.now();
-        const result = await callTool(this.client, "note_read", { vault: VAULT_NAME, path: READ_TARGET, max_bytes: 256 }).catch((error: unknown) => error);
-        const waited = performance.now() - this.pendingSince;
-        this.pendingSince = null;
-        this.longest = Math.max(this.longest, waited);
-        this.reads += 1;
-        if (result instanceof Error) this.failures.push(result.message);
-        else if ((result as ToolCallResult).isError) this.failures.push((result as ToolCallResult).text.slice(0, 200));
-        await new Promise((resolve) => setTimeout(resolve, READ_GAP_MS));
-      }
-    })();
+    this.child.send("start");
   }
 
-  /** The longest wait so far, counting a read that has not been answered yet. */
-  longestWaitMs(): number {
-    const pending = this.pendingSince === null ? 0 : performance.now() - this.pendingSince;
-    return Math.max(this.longest, pending);
+  /** The longest wait of the reads since start(), counting a read that has not been answered yet. */
+  async stop(): Promise<ReaderReport> {
+    const report = new Promise<ReaderReport>((resolve) => this.child.once("message", (message) => resolve(message as ReaderReport)));
+    this.child.send("stop");
+    return report;
   }
 
-  async stop(): Promise<{ longestMs: number; reads: number; failures: string[] }> {
-    const longestSoFar = this.longestWaitMs();
-    this.running = false;
-    // A server that hangs never answers the read in flight; the wait counted so far says so.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.loop, new Promise((resolve) => (timer = setTimeout(resolve, STOP_WAIT_MS)))]);
-    clearTimeout(timer);
-    return { longestMs: Math.max(longestSoFar, this.longest), reads: this.reads, failures: this.failures };
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once("exit", resolve));
+    this.child.send("exit");
+    await exited;
   }
 }
 
