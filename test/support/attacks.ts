@@ -181,7 +181,7 @@ function patternCases(): AttackCase[] {
     (pattern): AttackCase => ({
       name: `vault_replace ${pattern} (dry run)`,
       budgetMs: PATTERN_BUDGET_MS,
-      run: ({ writer }) => call(writer, "vault_replace", { pattern, replace: "x", dry_run: true }),
+      run: ({ writer }) => call(writer, "vault_replace", { pattern, replace: "x", dry_run: true, prefix: "attack" }),
     }),
   );
   return [...grep, ...replace];
