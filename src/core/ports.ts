@@ -198,8 +198,11 @@ export interface WritePort {
    * file moves.
    */
   renameFile(from: string, to: string): Promise<void>;
-  /** Files the server keeps for itself under a hidden folder (trash copies); false if one exists. */
-  writeHidden(path: string, bytes: Uint8Array): Promise<boolean>;
+  /**
+   * Files the server keeps for itself under a hidden folder (trash copies); false if one exists.
+   * `copyOf`: the vault file it copies, whose mode (and owner) the copy keeps where the host can.
+   */
+  writeHidden(path: string, bytes: Uint8Array, copyOf?: string): Promise<boolean>;
   readHidden(path: string): Promise<Uint8Array | null>;
   listHidden(folder: string): Promise<FileStat[]>;
   removeHidden(path: string): Promise<void>;

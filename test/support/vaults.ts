@@ -34,8 +34,9 @@ export interface TempVault {
   cleanup(): void;
 }
 
-export function tempVault(source: string): TempVault {
-  const base = mkdtempSync(path.join(os.tmpdir(), "sbmcp-"));
+/** A copy of `source` in a new temp folder, made under `under` (default: the system's temp folder). */
+export function tempVault(source: string, under = os.tmpdir()): TempVault {
+  const base = mkdtempSync(path.join(under, "sbmcp-"));
   const dir = path.join(base, "vault");
   const dataDir = path.join(base, "data");
   cpSync(source, dir, { recursive: true });

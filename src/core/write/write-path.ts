@@ -249,7 +249,7 @@ export class WritePath {
     const now = this.options.clock.now();
     for (let attempt = 0; attempt < 1000; attempt++) {
       const target = trashPath(path, now, attempt);
-      if (await this.options.writer.writeHidden(target, bytes)) return target;
+      if (await this.options.writer.writeHidden(target, bytes, path)) return target;
     }
     throw new ToolError("internal", `Could not find a free trash name for "${path}"; nothing was written. Try again.`, { retry: "inspect_state" });
   }
@@ -386,6 +386,8 @@ export class WritePath {
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
       } catch (error) {
+        // A refused delete (a conflict, a read-only note) leaves the note, so its trash copy goes.
+        if (await this.notApplied(error, result.trash)) throw error;
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Deleting "${op.path}" failed (${describeFailure(error)}); check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
       }
