@@ -22,10 +22,12 @@ import type {
   LinkMap,
   Logger,
   MetadataPort,
+  TransactionStore,
   VaultPort,
   WritePort,
   Yielder,
 } from "../ports";
+import type { RecoveryReport, TransactionEvent } from "../write/transaction";
 import { WritePath } from "../write/write-path";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
@@ -71,6 +73,10 @@ export interface EngineOptions {
   history?: HistoryPort;
   /** Reads and parses the files of a large build in other threads, when the host can. */
   bulk?: BulkIngestPort;
+  /** Journals of vault-wide changes, outside the vault (SPEC §9). */
+  transactions?: TransactionStore;
+  /** Test hook: hears each durable step of a transaction. */
+  onTransactionEvent?: (event: TransactionEvent) => void;
 }
 
 export interface ReconcileReport {
@@ -114,6 +120,8 @@ export class Engine implements VaultEngine {
   private reverseVersion = -1;
   private progress: ((done: number, total: number) => void) | undefined;
   private historyPort: HistoryPort | null;
+  /** Commits waiting behind the history's first snapshot. */
+  private queuedCommits: Promise<unknown> = Promise.resolve();
 
   readonly writes: WritePath;
 
@@ -144,14 +152,20 @@ export class Engine implements VaultEngine {
         if (!history || !history.status().versioned) return "recorded";
         if (history.busy?.()) {
           // A large vault's first snapshot can take a minute: the write does not wait for it.
-          history.commit(paths, message, meta).catch((error: unknown) => {
+          const queued = history.commit(paths, message, meta).catch((error: unknown) => {
             options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.name, tool: meta.tool, reason: error instanceof Error ? error.message : String(error) });
           });
+          this.queuedCommits = Promise.all([this.queuedCommits, queued]);
           return "queued";
         }
         await history.commit(paths, message, meta);
         return "recorded";
       },
+      commitsSettled: async () => {
+        await this.queuedCommits;
+      },
+      ...(options.transactions ? { transactions: options.transactions } : {}),
+      ...(options.onTransactionEvent ? { onTransactionEvent: options.onTransactionEvent } : {}),
     });
   }
 
@@ -549,6 +563,18 @@ export class Engine implements VaultEngine {
 
   history(): HistoryPort | null {
     return this.historyPort;
+  }
+
+  /**
+   * Completes or undoes the vault-wide changes a crash interrupted (SPEC §9). Hosts call it once the
+   * history is attached (a completed change ends with its summary commit) and before serving.
+   */
+  async recoverTransactions(): Promise<RecoveryReport[]> {
+    return this.writes.recover();
+  }
+
+  lastRecovery(): RecoveryReport | null {
+    return this.writes.lastRecovery();
   }
 
   /** Hosts open the history after the engine exists (opening is asynchronous), then hand it over. */

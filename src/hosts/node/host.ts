@@ -13,7 +13,9 @@ import { openHistory, type RemotePush } from "./history";
 import { FileIndexStore } from "./index-store";
 import { NodeMetadata } from "./node-metadata";
 import { nodeHasher, setImmediateYielder, systemClock } from "./services";
+import { FileTransactionStore } from "./transaction-store";
 import { VaultWatcher } from "./watcher";
+import type { TransactionEvent } from "../../core/write/transaction";
 
 export interface NodeVaultOptions {
   name: string;
@@ -29,6 +31,8 @@ export interface NodeVaultOptions {
   history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
   /** Worker threads for a large build (one per core but one when unset); 0 builds in the main thread. */
   ingestWorkers?: number;
+  /** Hears each durable step of a vault-wide change (tests); default: the crash hook below, when its variable is set. */
+  onTransactionEvent?: (event: TransactionEvent) => void;
 }
 
 export function defaultDataDir(): string {
@@ -41,6 +45,24 @@ export function vaultDataDir(dataDir: string, name: string, root: string): strin
   const digest = createHash("sha256").update(path.resolve(root)).digest("hex").slice(0, 10);
   return path.join(dataDir, "vaults", `${name}-${digest}`);
 }
+
+/**
+ * Test-only crash hook of the transaction crash test: with SECONDBRAIN_TEST_SIGKILL_AT_TXN_EVENT=N the
+ * process kills itself with SIGKILL at the N-th durable event of its vault-wide changes (1: the journal
+ * is saved, then one per file changed, then "applied", then "committed"). Unset, as in every real
+ * deployment, it does nothing.
+ */
+function crashHookFromEnvironment(): ((event: TransactionEvent) => void) | undefined {
+  const at = Number(process.env.SECONDBRAIN_TEST_SIGKILL_AT_TXN_EVENT);
+  if (!Number.isSafeInteger(at) || at < 1) return undefined;
+  let seen = 0;
+  return () => {
+    seen += 1;
+    if (seen === at) process.kill(process.pid, "SIGKILL");
+  };
+}
+
+const crashHook = crashHookFromEnvironment();
 
 export function assertOutsideVault(dataDir: string, root: string): void {
   const relative = path.relative(path.resolve(root), path.resolve(dataDir));
@@ -67,6 +89,7 @@ export class NodeVaultHost {
     this.options = options;
     this.vault = new FsVault(options.root);
     this.writer = new FsWriter(this.vault, nodeHasher);
+    const onTransactionEvent = options.onTransactionEvent ?? crashHook;
     this.engine = new Engine({
       writer: this.writer,
       trashRetentionDays: options.trashRetentionDays,
@@ -74,6 +97,8 @@ export class NodeVaultHost {
       vault: this.vault,
       metadata: new NodeMetadata({ readNote: (path) => readNoteText(this.vault.root, path) }),
       store: new FileIndexStore(vaultDataDir(options.dataDir, options.name, options.root)),
+      transactions: new FileTransactionStore(path.join(vaultDataDir(options.dataDir, options.name, options.root), "transactions")),
+      ...(onTransactionEvent ? { onTransactionEvent } : {}),
       hasher: nodeHasher,
       clock: systemClock,
       logger: options.logger,
@@ -109,6 +134,8 @@ export class NodeVaultHost {
       });
       this.engine.attachHistory(this.history);
     }
+    // Before the first tool call: a change a crash interrupted is completed (and committed) or undone.
+    await this.engine.recoverTransactions();
     if (this.options.watch !== false) {
       this.watcher = new VaultWatcher({
         root: this.vault.root,

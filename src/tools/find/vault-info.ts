@@ -9,7 +9,7 @@ export const vaultList = defineTool({
   name: "vault_list",
   title: "List vaults",
   description:
-    "Lists the vaults you can use, with note and attachment counts, whether the search index is ready, and whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
+    "Lists the vaults you can use, with note and attachment counts, whether the search index is ready, and whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there), and `recovered` when a vault-wide change interrupted by a crash was completed or undone at a start (`operation`, `outcome`: completed or rolled_back, `files`, `at`, `conflicts`: notes changed by someone else, left as they are). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
   group: "find",
   input: object({}),
   annotations: READ_ONLY,
@@ -20,6 +20,7 @@ export const vaultList = defineTool({
         const files = engine.files();
         const notes = files.filter((file) => file.isNote).length;
         const history = engine.history()?.status() ?? { versioned: false as const, reason: "history is turned off for this vault" };
+        const recovered = engine.lastRecovery();
         return {
           name: engine.name,
           default: engine.name === defaultName,
@@ -29,6 +30,7 @@ export const vaultList = defineTool({
           has_instructions: (await engine.instructions()) !== null,
           versioned: history.versioned,
           ...(history.versioned ? {} : { history_unavailable: history.reason }),
+          ...(recovered ? { recovered } : {}),
         };
       }),
     );
