@@ -153,20 +153,16 @@ export class WritePath {
       write: async (path, bytes, current) => {
         const trash = current === null ? undefined : await this.copyToTrash(path, current);
         await writer.writeFile(path, bytes, current === null ? null : this.hash(current));
-        await this.updateIndex([path], "transaction");
         return trash;
       },
       remove: async (path, current) => {
         const trash = await this.copyToTrash(path, current);
         await writer.removeFile(path, this.hash(current));
-        await this.updateIndex([path], "transaction");
         return trash;
       },
-      rename: async (from, to) => {
-        await writer.renameFile(from, to);
-        await this.updateIndex([from, to], "transaction");
-      },
+      rename: (from, to) => writer.renameFile(from, to),
       keepTrashCopy: (path, bytes) => this.copyToTrash(path, bytes),
+      updateIndex: (paths) => this.updateIndex([...paths], "transaction"),
       commit: (paths, subject, meta) => this.recordSummary(paths, subject, meta),
       commitsSettled: () => this.options.commitsSettled?.() ?? Promise.resolve(),
     };
