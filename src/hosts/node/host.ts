@@ -116,7 +116,11 @@ export class NodeVaultHost {
     });
   }
 
-  async start(): Promise<ReconcileReport> {
+  /**
+   * `recover: false` leaves an interrupted vault-wide change for the next start that serves: `reindex`
+   * runs without the history, and completing the change there would lose its summary commit.
+   */
+  async start(options: { recover?: boolean } = {}): Promise<ReconcileReport> {
     const stale = await this.writer.removeStaleTempFiles();
     if (stale > 0) this.options.logger.log({ level: "info", event: "temp_files_removed", vault: this.options.name, count: stale });
     const report = await this.engine.start();
@@ -135,7 +139,7 @@ export class NodeVaultHost {
       this.engine.attachHistory(this.history);
     }
     // Before the first tool call: a change a crash interrupted is completed (and committed) or undone.
-    await this.engine.recoverTransactions();
+    if (options.recover !== false) await this.engine.recoverTransactions();
     if (this.options.watch !== false) {
       this.watcher = new VaultWatcher({
         root: this.vault.root,

@@ -57,7 +57,7 @@ interface Fixture {
   root: string;
   data: string;
   logs: Array<Record<string, unknown>>;
-  open(onEvent?: (event: TransactionEvent) => void): Promise<NodeVaultHost>;
+  open(onEvent?: (event: TransactionEvent) => void, recover?: boolean): Promise<NodeVaultHost>;
   snapshot(): Record<string, string>;
   journals(): string[];
   cleanup(): void;
@@ -78,9 +78,9 @@ function fixture(): Fixture {
     root,
     data,
     logs,
-    async open(onEvent) {
+    async open(onEvent, recover) {
       const host = new NodeVaultHost({ name: "txn", root, dataDir: data, logger, watch: false, ...(onEvent ? { onTransactionEvent: onEvent } : {}) });
-      await host.start();
+      await host.start(recover === false ? { recover: false } : {});
       await host.historyIdle();
       return host;
     },
@@ -273,6 +273,29 @@ test("an unreadable journal is reported and kept; no file is touched", async () 
       assert.ok(vault.logs.some((record) => record.event === "transaction_journal_unreadable" && record.level === "error"));
     } finally {
       await second.stop();
+    }
+  } finally {
+    vault.cleanup();
+  }
+});
+
+test("a start that does not serve (reindex, without the history) leaves the change for the next one, which commits it", async () => {
+  const vault = fixture();
+  try {
+    const first = await vault.open(crashAt(3));
+    await assert.rejects(first.engine.writes.transaction(plan()), Crash);
+    await first.stop();
+    const halfway = vault.snapshot();
+    const reindex = await vault.open(undefined, false);
+    await reindex.stop();
+    assert.deepEqual(vault.snapshot(), halfway);
+    assert.equal(vault.journals().length, 1);
+    const serving = await vault.open();
+    try {
+      assert.deepEqual(vault.snapshot(), AFTER);
+      assert.equal(await summaryCommits(serving), 1);
+    } finally {
+      await serving.stop();
     }
   } finally {
     vault.cleanup();
