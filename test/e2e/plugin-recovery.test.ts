@@ -40,6 +40,8 @@ test("a journal left half applied is completed when the plugin loads, with its s
   const vault = tempVault(EDGE_VAULT);
   const file = (relative: string): string => path.join(vault.dir, ...relative.split("/"));
   try {
+    // The vault has a history already: its first commit is not taken while the change is completed.
+    await (await startPlugin({ fixture: EDGE_VAULT, vault })).stop();
     const orphan = readFileSync(file("archive/orphan.md"));
     const secrets = readFileSync(file("wiki/secrets.md"));
     const idea = readFileSync(file("inbox/2026-01-06-0930-idea.md"));
