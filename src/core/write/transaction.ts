@@ -462,9 +462,11 @@ export class TransactionRunner {
     }
   }
 
-  private async apply(plan: TransactionPlan): Promise<TransactionOutcome> {
+  private async apply(given: TransactionPlan): Promise<TransactionOutcome> {
     const { io, store } = this.options;
     const hostRewritesLinks = this.options.hostRewritesLinks;
+    // A write that changes nothing would read as already done, and so as changed since it was planned.
+    const plan = { ...given, steps: given.steps.filter((step) => !(step.kind === "write" && step.before !== null && io.hash(step.before) === io.hash(step.after))) };
     const states = await this.states(plan.steps, false);
     const stale = states.findIndex((state) => state !== "before");
     if (stale >= 0) {

@@ -1,6 +1,7 @@
 // The one write path (SPEC §8). Every mutation of a note goes through `write` or `remove`, in this
 // order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
-// atomic write, index update, history. Nothing else in the code base writes a note.
+// atomic write, index update, history; vault-wide changes `prepare` each note the same way and apply
+// them as one `transaction` (SPEC §9). Nothing else in the code base writes a note.
 import { formatMoment } from "../dates-format";
 import { ToolError } from "../errors";
 import { parseFrontmatter, splitFrontmatter } from "../notes/frontmatter";
@@ -136,7 +137,7 @@ export class WritePath {
     });
   }
 
-  /** The transaction's file operations, each with a trash copy first and the index updated after; the caller holds the lock. */
+  /** The transaction's file operations, each change with a trash copy first; the caller holds the lock. */
   private transactionIO(): TransactionIO {
     const { reader, writer } = this.options;
     return {
