@@ -235,7 +235,7 @@ async function reindex(args: CliArgs): Promise<void> {
   const server = new HeadlessServer({ vaults: args.vaults, dataDir: args.data, host: DEFAULT_HOST, port: 0, users: [], logger, watch: false, history: false });
   for (const host of server.hosts) {
     await host.engine.discardSnapshot();
-    const report = await host.start();
+    const report = await host.start({ recover: false });
     await host.stop();
     process.stdout.write(`${host.engine.name}: indexed ${report.reingested} files in ${report.duration_ms} ms\n`);
   }

@@ -199,6 +199,11 @@ export interface WritePort {
    */
   renameFile(from: string, to: string): Promise<void>;
   /**
+   * True when renameFile may also rewrite links in other notes on its own (Obsidian's FileManager): a
+   * transaction then accepts those notes as the host left them instead of calling them conflicts.
+   */
+  readonly renameRewritesLinks?: boolean;
+  /**
    * Files the server keeps for itself under a hidden folder (trash copies); false if one exists.
    * `copyOf`: the vault file it copies, whose mode (and owner) the copy keeps where the host can.
    */
@@ -206,6 +211,18 @@ export interface WritePort {
   readHidden(path: string): Promise<Uint8Array | null>;
   listHidden(folder: string): Promise<FileStat[]>;
   removeHidden(path: string): Promise<void>;
+}
+
+/**
+ * The journals of vault-wide changes (SPEC §9), kept outside the vault: the data folder headless, the
+ * plugin folder in Obsidian. Names are short ASCII (`txn-…`, `last-recovery`).
+ */
+export interface TransactionStore {
+  /** Replaces the file whole; once this resolves the bytes survive a crash (temp file, fsync, rename). */
+  save(name: string, bytes: Uint8Array): Promise<void>;
+  load(name: string): Promise<Uint8Array | null>;
+  remove(name: string): Promise<void>;
+  list(): Promise<string[]>;
 }
 
 export interface HistoryMeta { tool: string; reason?: string; via?: string; user?: string }

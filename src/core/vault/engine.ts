@@ -22,10 +22,12 @@ import type {
   LinkMap,
   Logger,
   MetadataPort,
+  TransactionStore,
   VaultPort,
   WritePort,
   Yielder,
 } from "../ports";
+import type { RecoveryReport, TransactionEvent } from "../write/transaction";
 import { WritePath } from "../write/write-path";
 import { vaultFolderMissing } from "./directory";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, isTrashCopyOf, parseTrashName } from "../write/trash";
@@ -74,6 +76,10 @@ export interface EngineOptions {
   history?: HistoryPort;
   /** Reads and parses the files of a large build in other threads, when the host can. */
   bulk?: BulkIngestPort;
+  /** Journals of vault-wide changes, outside the vault (SPEC §9). */
+  transactions?: TransactionStore;
+  /** Test hook: hears each durable step of a transaction. */
+  onTransactionEvent?: (event: TransactionEvent) => void;
 }
 
 export interface ReconcileReport {
@@ -117,6 +123,8 @@ export class Engine implements VaultEngine {
   private reverseVersion = -1;
   private progress: ((done: number, total: number) => void) | undefined;
   private historyPort: HistoryPort | null;
+  /** Commits waiting behind the history's first snapshot. */
+  private queuedCommits: Promise<unknown> = Promise.resolve();
 
   readonly writes: WritePath;
 
@@ -148,14 +156,20 @@ export class Engine implements VaultEngine {
         if (!history || !history.status().versioned) return "recorded";
         if (history.busy?.()) {
           // A large vault's first snapshot can take a minute: the write does not wait for it.
-          history.commit(paths, message, meta).catch((error: unknown) => {
+          const queued = history.commit(paths, message, meta).catch((error: unknown) => {
             options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.name, tool: meta.tool, reason: describeFailure(error) });
           });
+          this.queuedCommits = Promise.all([this.queuedCommits, queued]);
           return "queued";
         }
         await history.commit(paths, message, meta);
         return "recorded";
       },
+      commitsSettled: async () => {
+        await this.queuedCommits;
+      },
+      ...(options.transactions ? { transactions: options.transactions } : {}),
+      ...(options.onTransactionEvent ? { onTransactionEvent: options.onTransactionEvent } : {}),
     });
   }
 
@@ -596,6 +610,18 @@ export class Engine implements VaultEngine {
 
   history(): HistoryPort | null {
     return this.historyPort;
+  }
+
+  /**
+   * Completes or undoes the vault-wide changes a crash interrupted (SPEC §9). Hosts call it once the
+   * history is attached (a completed change ends with its summary commit) and before serving.
+   */
+  async recoverTransactions(): Promise<RecoveryReport[]> {
+    return this.writes.recover();
+  }
+
+  lastRecovery(): RecoveryReport | null {
+    return this.writes.lastRecovery();
   }
 
   /** Hosts open the history after the engine exists (opening is asynchronous), then hand it over. */

@@ -2,6 +2,7 @@
 import type { CachedMetadata } from "../notes/metadata";
 import type { FileStat, HistoryPort, MetadataPort } from "../ports";
 import type { NoteFacts } from "../notes/structure";
+import type { RecoveryReport } from "../write/transaction";
 import type { WritePath } from "../write/write-path";
 
 export interface FileRecord extends FileStat {
@@ -91,6 +92,8 @@ export interface VaultEngine extends VaultView {
   /** The vault's history, or null when history is off; `status()` says whether it could be opened. */
   history(): HistoryPort | null;
   attachHistory(history: HistoryPort | null): void;
+  /** The last vault-wide change completed or undone at a start after a crash, or null. */
+  lastRecovery(): RecoveryReport | null;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;

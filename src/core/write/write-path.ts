@@ -1,6 +1,7 @@
 // The one write path (SPEC §8). Every mutation of a note goes through `write` or `remove`, in this
 // order: resolve, lock, read, hash check, transform, touch, result, no-change, dry run, trash copy,
-// atomic write, index update, history. Nothing else in the code base writes a note.
+// atomic write, index update, history; vault-wide changes `prepare` each note the same way and apply
+// them as one `transaction` (SPEC §9). Nothing else in the code base writes a note.
 import { visit, type Document } from "yaml";
 import { formatMoment } from "../dates-format";
 import { describeFailure, ToolError } from "../errors";
@@ -8,13 +9,14 @@ import { FRONTMATTER_LIMIT_TEXT, FrontmatterParses, parseFrontmatter, splitFront
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
-import type { Clock, Hasher, HistoryMeta, Logger, VaultPort, WritePort } from "../ports";
+import type { Clock, Hasher, HistoryMeta, Logger, TransactionStore, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
 import { editFrontmatter, oversizeFrontmatterError } from "./frontmatter-edit";
 import { WriteLock } from "./lock";
 import { findSecrets } from "./secrets";
 import { decodeNote, encodeNote, NEW_NOTE_ENCODING, type NoteEncoding } from "./text";
 import { trashPath } from "./trash";
+import { memoryTransactionStore, TransactionRunner, type RecoveryReport, type TransactionEvent, type TransactionIO, type TransactionOutcome, type TransactionPlan } from "./transaction";
 
 export interface WriteOperation {
   /** A path already through the resolver (SPEC §6). */
@@ -85,6 +87,27 @@ export interface WritePathOptions {
   commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
   /** Throws a ToolError when a file about to be created would bring a name a Windows machine cannot hold. */
   checkNewPath?(path: string): void;
+  /** Resolves once the commits answered with "queued" are done (or have failed). */
+  commitsSettled?(): Promise<void>;
+  /** Journals of vault-wide changes; without one they live in memory only (tests). */
+  transactions?: TransactionStore;
+  /** Test hook: hears each durable step of a transaction (see TransactionEvent). */
+  onTransactionEvent?(event: TransactionEvent): void;
+}
+
+/** A write worked out but not made: the dry run's result and the exact bytes before and after. */
+export interface PreparedWrite {
+  result: WriteResult;
+  /** null: the note does not exist yet. */
+  before: Uint8Array | null;
+  /** The bytes the write would leave; equal to `before` when nothing changes. */
+  after: Uint8Array;
+}
+
+interface Planned {
+  current: Current;
+  result: WriteResult;
+  bytes: Uint8Array;
 }
 
 interface Current {
@@ -132,9 +155,59 @@ function keepsAliasesAsTheyWere(parsed: ParsedFrontmatter, before: string | null
 export class WritePath {
   private readonly options: WritePathOptions;
   private readonly lock = new WriteLock();
+  private readonly transactions: TransactionRunner;
 
   constructor(options: WritePathOptions) {
     this.options = options;
+    this.transactions = new TransactionRunner({
+      vault: options.vault,
+      store: options.transactions ?? memoryTransactionStore(),
+      io: this.transactionIO(),
+      clock: options.clock,
+      logger: options.logger,
+      hostRewritesLinks: options.writer.renameRewritesLinks === true,
+      ...(options.onTransactionEvent ? { onEvent: (event: TransactionEvent) => options.onTransactionEvent?.(event) } : {}),
+    });
+  }
+
+  /** The transaction's file operations, each change with a trash copy first; the caller holds the lock. */
+  private transactionIO(): TransactionIO {
+    const { reader, writer } = this.options;
+    return {
+      read: async (path) => {
+        if (!(await reader.stat(path))) return null;
+        try {
+          return await reader.readBytes(path);
+        } catch (error) {
+          if (error instanceof ToolError && error.code === "not_found") return null;
+          throw error;
+        }
+      },
+      hash: (bytes) => this.hash(bytes),
+      write: async (path, bytes, current) => {
+        const trash = current === null ? undefined : await this.copyToTrash(path, current);
+        await writer.writeFile(path, bytes, current === null ? null : this.hash(current));
+        return trash;
+      },
+      remove: async (path, current) => {
+        const trash = await this.copyToTrash(path, current);
+        await writer.removeFile(path, this.hash(current));
+        return trash;
+      },
+      rename: (from, to) => writer.renameFile(from, to),
+      keepTrashCopy: (path, bytes) => this.copyToTrash(path, bytes),
+      updateIndex: (paths) => this.updateIndex([...paths], "transaction"),
+      commit: (paths, subject, meta) => this.recordSummary(paths, subject, meta),
+      commitsSettled: () => this.options.commitsSettled?.() ?? Promise.resolve(),
+    };
+  }
+
+  private async updateIndex(paths: string[], tool: string): Promise<void> {
+    try {
+      await this.options.afterWrite(paths);
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.vault, tool, reason: error instanceof Error ? error.message : String(error) });
+    }
   }
 
   private hash(bytes: Uint8Array): string {
@@ -304,41 +377,58 @@ export class WritePath {
     }
   }
 
+  /** Steps 3-9 of the write path: everything but the writing. */
+  private async plan(op: WriteOperation): Promise<Planned> {
+    const current = await this.readCurrent(op.path);
+    this.checkExpectations(op, current);
+    const creating = !current.exists;
+    const parses = new FrontmatterParses();
+    if (creating && !op.existing_name) this.options.checkNewPath?.(op.path);
+    let next = op.transform(current.text, parses);
+    const warnings = this.guard(op, current.text, next, parses);
+    if (!op.skip_touch && next !== current.text) next = this.touch(next, creating, parses, warnings);
+    const encoding = op.encoding ?? current.encoding;
+    const bytes = encodeNote(next, encoding);
+    const reencoded = current.exists && (encoding.bom !== current.encoding.bom || encoding.crlf !== current.encoding.crlf);
+    const result: WriteResult = {
+      vault: this.options.vault,
+      path: op.path,
+      created: creating,
+      dry_run: op.dry_run,
+      changed: next !== current.text || reencoded,
+      hash_before: current.hash,
+      content_hash: this.hash(bytes),
+      bytes: bytes.byteLength,
+      diff: unifiedDiff(op.path, current.text, next),
+      warnings,
+      message: "",
+    };
+    if (!result.changed) {
+      result.content_hash = current.hash;
+      result.message = "No change: the note already has this content; nothing was written.";
+    } else if (op.dry_run) {
+      result.message = "Dry run: nothing was written. Call again without dry_run to apply this diff.";
+    }
+    return { current, result, bytes };
+  }
+
+  /**
+   * The write worked out as a dry run, with the bytes it would write: vault-wide changes prepare every
+   * note first (so a guard's refusal writes nothing) and then apply them as one transaction.
+   */
+  async prepare(op: Omit<WriteOperation, "dry_run">): Promise<PreparedWrite> {
+    return this.lock.run(async () => {
+      const { current, result, bytes } = await this.plan({ ...op, dry_run: true });
+      return { result, before: current.bytes, after: result.changed ? bytes : (current.bytes ?? bytes) };
+    });
+  }
+
   async write(op: WriteOperation): Promise<WriteResult> {
     return this.lock.run(async () => {
-      const current = await this.readCurrent(op.path);
-      this.checkExpectations(op, current);
-      const creating = !current.exists;
-      const parses = new FrontmatterParses();
-      if (creating && !op.existing_name) this.options.checkNewPath?.(op.path);
-      let next = op.transform(current.text, parses);
-      const warnings = this.guard(op, current.text, next, parses);
-      if (!op.skip_touch && next !== current.text) next = this.touch(next, creating, parses, warnings);
-      const encoding = op.encoding ?? current.encoding;
-      const bytes = encodeNote(next, encoding);
-      const reencoded = current.exists && (encoding.bom !== current.encoding.bom || encoding.crlf !== current.encoding.crlf);
-      const result: WriteResult = {
-        vault: this.options.vault,
-        path: op.path,
-        created: creating,
-        dry_run: op.dry_run,
-        changed: next !== current.text || reencoded,
-        hash_before: current.hash,
-        content_hash: this.hash(bytes),
-        bytes: bytes.byteLength,
-        diff: unifiedDiff(op.path, current.text, next),
-        warnings,
-        message: "",
-      };
-      if (!result.changed) {
-        result.content_hash = current.hash;
-        result.message = "No change: the note already has this content; nothing was written.";
-        return result;
-      }
-      if (op.dry_run) {
-        result.message = "Dry run: nothing was written. Call again without dry_run to apply this diff.";
-        return result;
-      }
+      const { current, result, bytes } = await this.plan(op);
+      if (!result.changed || op.dry_run) return result;
+      const warnings = result.warnings;
+      const creating = result.created;
       if (current.exists && current.bytes) result.trash = await this.copyToTrash(op.path, current.bytes);
       try {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
@@ -359,29 +449,40 @@ export class WritePath {
     });
   }
 
+  /** A deletion worked out as a dry run, with the bytes it would remove (for a transaction's plan). */
+  async prepareRemove(op: { path: string; tool: string; expected_hash?: string }): Promise<{ result: WriteResult; before: Uint8Array }> {
+    return this.lock.run(async () => {
+      const { current, result } = await this.planRemove({ ...op, dry_run: true });
+      return { result, before: current.bytes ?? new Uint8Array() };
+    });
+  }
+
+  private async planRemove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean }): Promise<{ current: Current; result: WriteResult }> {
+    const current = await this.readCurrent(op.path);
+    this.checkExpectations({ ...op, mode: "update", transform: (text) => text ?? "" }, current);
+    const result: WriteResult = {
+      vault: this.options.vault,
+      path: op.path,
+      created: false,
+      deleted: !op.dry_run,
+      dry_run: op.dry_run,
+      changed: true,
+      hash_before: current.hash,
+      content_hash: null,
+      bytes: 0,
+      diff: unifiedDiff(op.path, current.text, null),
+      warnings: [],
+      message: "",
+    };
+    if (op.dry_run) result.message = "Dry run: nothing was deleted. Call again without dry_run to move the note to the trash.";
+    return { current, result };
+  }
+
   /** Deletes a note after copying it to the trash; the hash, when given, must still match. */
   async remove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
     return this.lock.run(async () => {
-      const current = await this.readCurrent(op.path);
-      this.checkExpectations({ ...op, mode: "update", transform: (text) => text ?? "" }, current);
-      const result: WriteResult = {
-        vault: this.options.vault,
-        path: op.path,
-        created: false,
-        deleted: !op.dry_run,
-        dry_run: op.dry_run,
-        changed: true,
-        hash_before: current.hash,
-        content_hash: null,
-        bytes: 0,
-        diff: unifiedDiff(op.path, current.text, null),
-        warnings: [],
-        message: "",
-      };
-      if (op.dry_run) {
-        result.message = "Dry run: nothing was deleted. Call again without dry_run to move the note to the trash.";
-        return result;
-      }
+      const { current, result } = await this.planRemove(op);
+      if (op.dry_run) return result;
       result.trash = await this.copyToTrash(op.path, current.bytes ?? new Uint8Array());
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
@@ -398,30 +499,22 @@ export class WritePath {
   }
 
   /**
-   * Renames a file; the target must not exist. Hosts whose rename rewrites links on its own
-   * (Obsidian's FileManager.renameFile) do so here; the caller compares and completes the rewrites.
+   * Applies prepared changes as one transaction (SPEC §9): journaled before the first file is touched,
+   * put back if a step fails, one summary commit at the end. Holds the write lock throughout, so no
+   * other write of this server lands between its steps.
    */
-  async rename(op: { from: string; to: string; tool: string }): Promise<void> {
-    return this.lock.run(async () => {
-      if (!(await this.options.reader.stat(op.from))) {
-        throw new ToolError("not_found", `"${op.from}" does not exist (any more); nothing was moved. Find the note with note_search or note_list.`);
-      }
-      if (await this.options.reader.stat(op.to)) {
-        throw new ToolError("conflict", `"${op.to}" already exists; nothing was moved. Pick another path, or merge the two notes with note_merge.`, { state: "not_applied" });
-      }
-      this.options.checkNewPath?.(op.to);
-      await this.options.writer.renameFile(op.from, op.to);
-      try {
-        await this.options.afterWrite([op.from, op.to]);
-      } catch (error) {
-        this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.vault, tool: op.tool, reason: describeFailure(error) });
-      }
-    });
+  async transaction(plan: TransactionPlan): Promise<TransactionOutcome> {
+    return this.lock.run(() => this.transactions.run(plan));
   }
 
-  /** A trash copy of bytes a host changed on its own (links rewritten by Obsidian's rename). */
-  async keepTrashCopy(path: string, bytes: Uint8Array): Promise<string> {
-    return this.lock.run(() => this.copyToTrash(path, bytes));
+  /** Completes or undoes the transactions a crash interrupted; call at start, before serving. */
+  async recover(): Promise<RecoveryReport[]> {
+    return this.lock.run(() => this.transactions.recover());
+  }
+
+  /** The last recovery of this vault (at this start or an earlier one), for vault_list. */
+  lastRecovery(): RecoveryReport | null {
+    return this.transactions.lastRecovery();
   }
 
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */

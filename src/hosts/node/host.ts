@@ -14,7 +14,9 @@ import { openHistory, type RemotePush } from "./history";
 import { FileIndexStore } from "./index-store";
 import { NodeMetadata } from "./node-metadata";
 import { nodeHasher, setImmediateYielder, systemClock } from "./services";
+import { FileTransactionStore } from "./transaction-store";
 import { VaultWatcher } from "./watcher";
+import type { TransactionEvent } from "../../core/write/transaction";
 
 /** How often the vault is stat'ed for changes the watcher missed (at the least; see RECHECK_CPU_SHARE). */
 export const RECHECK_INTERVAL_MS = 30_000;
@@ -39,6 +41,8 @@ export interface NodeVaultOptions {
   history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
   /** Worker threads for a large build (one per core but one when unset); 0 builds in the main thread. */
   ingestWorkers?: number;
+  /** Hears each durable step of a vault-wide change (tests); default: the crash hook below, when its variable is set. */
+  onTransactionEvent?: (event: TransactionEvent) => void;
 }
 
 export function defaultDataDir(): string {
@@ -51,6 +55,24 @@ export function vaultDataDir(dataDir: string, name: string, root: string): strin
   const digest = createHash("sha256").update(path.resolve(root)).digest("hex").slice(0, 10);
   return path.join(dataDir, "vaults", `${name}-${digest}`);
 }
+
+/**
+ * Test-only crash hook of the transaction crash test: with SECONDBRAIN_TEST_SIGKILL_AT_TXN_EVENT=N the
+ * process kills itself with SIGKILL at the N-th durable event of its vault-wide changes (1: the journal
+ * is saved, then one per file changed, then "applied", then "committed"). Unset, as in every real
+ * deployment, it does nothing.
+ */
+function crashHookFromEnvironment(): ((event: TransactionEvent) => void) | undefined {
+  const at = Number(process.env.SECONDBRAIN_TEST_SIGKILL_AT_TXN_EVENT);
+  if (!Number.isSafeInteger(at) || at < 1) return undefined;
+  let seen = 0;
+  return () => {
+    seen += 1;
+    if (seen === at) process.kill(process.pid, "SIGKILL");
+  };
+}
+
+const crashHook = crashHookFromEnvironment();
 
 export function assertOutsideVault(dataDir: string, root: string): void {
   const relative = path.relative(path.resolve(root), path.resolve(dataDir));
@@ -83,6 +105,7 @@ export class NodeVaultHost {
     this.options = options;
     this.vault = new FsVault(options.root, options.name);
     this.writer = new FsWriter(this.vault, nodeHasher);
+    const onTransactionEvent = options.onTransactionEvent ?? crashHook;
     this.engine = new Engine({
       writer: this.writer,
       trashRetentionDays: options.trashRetentionDays,
@@ -90,6 +113,8 @@ export class NodeVaultHost {
       vault: this.vault,
       metadata: new NodeMetadata({ readNote: (path) => readNoteText(this.vault.root, path) }),
       store: new FileIndexStore(vaultDataDir(options.dataDir, options.name, options.root)),
+      transactions: new FileTransactionStore(path.join(vaultDataDir(options.dataDir, options.name, options.root), "transactions")),
+      ...(onTransactionEvent ? { onTransactionEvent } : {}),
       hasher: nodeHasher,
       clock: systemClock,
       logger: options.logger,
@@ -107,7 +132,11 @@ export class NodeVaultHost {
     });
   }
 
-  async start(): Promise<ReconcileReport> {
+  /**
+   * `recover: false` leaves an interrupted vault-wide change for the next start that serves: `reindex`
+   * runs without the history, and completing the change there would lose its summary commit.
+   */
+  async start(options: { recover?: boolean } = {}): Promise<ReconcileReport> {
     const stale = await this.writer.removeStaleTempFiles();
     if (stale > 0) this.options.logger.log({ level: "info", event: "temp_files_removed", vault: this.options.name, count: stale });
     const report = await this.engine.start();
@@ -125,6 +154,8 @@ export class NodeVaultHost {
       });
       this.engine.attachHistory(this.history);
     }
+    // Before the first tool call: a change a crash interrupted is completed (and committed) or undone.
+    if (options.recover !== false) await this.engine.recoverTransactions();
     if (this.options.watch !== false) {
       await this.startWatcher();
       this.rootIno = this.rootIdentity();

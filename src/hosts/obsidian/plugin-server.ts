@@ -94,6 +94,7 @@ export class PluginServer {
           name: vault.name,
           folder: vault.folder,
           indexFolder: `${this.options.pluginDir}/index/${vault.name}`,
+          transactionFolder: `${this.options.pluginDir}/transactions/${vault.name}`,
           hasher: this.options.hasher,
           clock: this.options.clock,
           yielder: this.options.yielder,

@@ -13,6 +13,7 @@ import type { MetadataWaiter } from "./metadata-waiter";
 import { FolderScope } from "./scope";
 import { ObsidianVaultPort } from "./vault-port";
 import { ObsidianWriter } from "./write-port";
+import { FileTransactionStore } from "../node/transaction-store";
 
 export interface ObsidianVaultHostOptions {
   app: App;
@@ -21,6 +22,8 @@ export interface ObsidianVaultHostOptions {
   folder: string;
   /** Folder (vault-relative, in the configuration folder) for this vault's index snapshot. */
   indexFolder: string;
+  /** Folder (vault-relative, in the plugin folder) for the journals of this vault's vault-wide changes. */
+  transactionFolder: string;
   hasher: Hasher;
   clock: Clock;
   yielder: Yielder;
@@ -67,6 +70,9 @@ export class ObsidianVaultHost {
       yielder: options.yielder,
       writer: new ObsidianWriter({ app: options.app, scope: this.scope, hasher: options.hasher, metadata: options.metadata }),
       trashRetentionDays: options.trashRetentionDays,
+      ...(options.app.vault.adapter instanceof FileSystemAdapter
+        ? { transactions: new FileTransactionStore(options.app.vault.adapter.getFullPath(options.transactionFolder)) }
+        : {}),
     });
   }
 
@@ -81,6 +87,8 @@ export class ObsidianVaultHost {
       this.history = await this.openHistory(this.options.history);
       this.engine.attachHistory(this.history);
     }
+    // Before the server answers: a change a crash interrupted is completed (and committed) or undone.
+    await this.engine.recoverTransactions();
     this.attach();
     this.started = true;
     return report;

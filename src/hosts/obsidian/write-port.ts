@@ -40,6 +40,8 @@ export interface ObsidianWriterOptions {
 }
 
 export class ObsidianWriter implements WritePort {
+  /** FileManager.renameFile updates links as the user's settings say. */
+  readonly renameRewritesLinks = true;
   private readonly app: App;
   private readonly scope: FolderScope;
   private readonly hasher: Hasher;

@@ -1,11 +1,11 @@
 // What the vault-wide rewriting tools (tag_rename, vault_replace) share: plan over the vault without
-// the write lock, refuse before anything is written (limit, guards), then write each note through the
-// one write path without a reason and record a single summary commit (SPEC §8, §9).
-import { describeFailure, ToolError } from "../../core/errors";
+// the write lock, refuse before anything is written (limit, guards), then write the notes as one
+// transaction through the one write path, ending with a single summary commit (SPEC §8, §9).
+import { ToolError } from "../../core/errors";
 import type { FrontmatterParses } from "../../core/notes/frontmatter";
 import type { VaultEngine } from "../../core/vault/types";
 import { decodeNote } from "../../core/write/text";
-import type { WriteResult } from "../../core/write/write-path";
+import type { PreparedWrite } from "../../core/write/write-path";
 import type { ToolContext } from "../types";
 import { actorOf } from "../write/common";
 
@@ -84,36 +84,31 @@ export interface BulkEditRequest {
 
 /**
  * Every note first goes through the write path as a dry run, so its guards (valid frontmatter, no
- * credentials) refuse the whole call before a single note is written; a real run then writes them
- * in the same order with the same rewrite, so its diffs are the dry run's diffs.
+ * credentials) refuse the whole call before a single note is written; a real run then applies exactly
+ * those prepared bytes as one transaction (journaled, all or nothing, one summary commit), so its diffs
+ * are the dry run's diffs.
  */
 export async function applyBulkEdit(request: BulkEditRequest): Promise<BulkOutcome> {
   const { engine, ctx, tool } = request;
   const actor = actorOf(ctx);
-  const pass = async (path: string, dryRun: boolean): Promise<{ result: WriteResult; occurrences: number }> => {
-    let occurrences = 0;
-    const result = await engine.writes.write({
-      path,
-      tool,
-      mode: "update",
-      dry_run: dryRun,
-      skip_touch: true,
-      actor,
-      transform: (current, parses) => {
-        const rewritten = request.rewrite(path, current ?? "", parses);
-        occurrences = rewritten.occurrences;
-        return rewritten.text;
-      },
-    });
-    return { result, occurrences };
-  };
-
-  const previews: Array<{ path: string; result: WriteResult; occurrences: number }> = [];
+  const previews: Array<{ path: string; prepared: PreparedWrite; occurrences: number }> = [];
   const refusals: string[] = [];
   for (const path of request.paths) {
+    let occurrences = 0;
     try {
-      const preview = await pass(path, true);
-      if (preview.result.changed) previews.push({ path, ...preview });
+      const prepared = await engine.writes.prepare({
+        path,
+        tool,
+        mode: "update",
+        skip_touch: true,
+        actor,
+        transform: (current, parses) => {
+          const rewritten = request.rewrite(path, current ?? "", parses);
+          occurrences = rewritten.occurrences;
+          return rewritten.text;
+        },
+      });
+      if (prepared.result.changed) previews.push({ path, prepared, occurrences });
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
       refusals.push(`${path}: ${error.message}`);
@@ -129,48 +124,26 @@ export async function applyBulkEdit(request: BulkEditRequest): Promise<BulkOutco
     );
   }
 
-  if (request.dryRun) {
-    const notes = previews.map(({ path, result, occurrences }) => ({ path, occurrences, diff: result.diff }));
-    return {
-      notes,
-      occurrences: notes.reduce((sum, note) => sum + note.occurrences, 0),
-      warnings: previews.flatMap(({ path, result }) => prefixed(path, result.warnings)),
-    };
-  }
+  const occurrences = previews.reduce((sum, preview) => sum + preview.occurrences, 0);
+  const warnings = previews.flatMap(({ path, prepared }) => prefixed(path, prepared.result.warnings));
+  const notes: BulkNote[] = previews.map(({ path, prepared, occurrences: count }) => ({ path, occurrences: count, diff: prepared.result.diff }));
+  if (request.dryRun || previews.length === 0) return { notes, occurrences, warnings };
 
-  const notes: BulkNote[] = [];
-  const warnings: string[] = [];
-  const written: string[] = [];
-  let occurrences = 0;
-  const commit = async (): Promise<string[]> =>
-    engine.writes.recordSummary(written, request.subject(written.length, occurrences), {
+  const outcome = await engine.writes.transaction({
+    tool,
+    subject: request.subject(previews.length, occurrences),
+    meta: {
       tool,
       ...(request.reason !== undefined && request.reason !== "" ? { reason: request.reason } : {}),
       ...(actor.via !== undefined ? { via: actor.via } : {}),
       ...(actor.user !== undefined ? { user: actor.user } : {}),
-    });
-  for (const { path } of previews) {
-    let applied: { result: WriteResult; occurrences: number };
-    try {
-      applied = await pass(path, false);
-    } catch (error) {
-      // Some notes may already be written: record them, then say exactly where it stopped.
-      const commitWarnings = await commit();
-      const reason = describeFailure(error);
-      throw new ToolError(
-        error instanceof ToolError ? error.code : "internal",
-        `${tool} stopped at "${path}" after writing ${written.length} of ${previews.length} notes (${reason}). ${commitWarnings.join(" ")} Run the same call with dry_run: true to see what is left, then run it again.`.replace(/ {2,}/g, " "),
-        { state: written.length > 0 ? "unknown" : "not_applied", retry: "inspect_state", details: { written } },
-      );
-    }
-    if (!applied.result.changed) continue;
-    written.push(path);
-    occurrences += applied.occurrences;
-    const note: BulkNote = { path, occurrences: applied.occurrences, diff: applied.result.diff };
-    if (applied.result.trash !== undefined) note.trash = applied.result.trash;
-    notes.push(note);
-    warnings.push(...prefixed(path, applied.result.warnings));
+    },
+    commitPaths: previews.map(({ path }) => path),
+    steps: previews.map(({ path, prepared }) => ({ kind: "write", path, before: prepared.before, after: prepared.after })),
+  });
+  for (const note of notes) {
+    const trash = outcome.trash.get(note.path);
+    if (trash !== undefined) note.trash = trash;
   }
-  warnings.push(...(await commit()));
-  return { notes, occurrences, warnings };
+  return { notes, occurrences, warnings: [...warnings, ...outcome.warnings] };
 }

@@ -1,6 +1,7 @@
 // note_merge: folds one note into another. The source's body goes under a heading at the end of the
 // target with a provenance comment, its name and aliases become aliases of the target, its tags join
-// the target's, every link to it is redirected, and the source goes to the trash. Dry run first.
+// the target's, every link to it is redirected, and the source goes to the trash: one transaction,
+// completed or undone at the next start if the server dies half way. Dry run first.
 import { formatMoment } from "../../core/dates-format";
 import { ToolError } from "../../core/errors";
 import { FRONTMATTER_LIMIT_TEXT, parseFrontmatter, splitFrontmatter, type FrontmatterParses } from "../../core/notes/frontmatter";
@@ -9,6 +10,7 @@ import { basename, extname } from "../../core/notes/paths";
 import { planMerge } from "../../core/maintain/merge-plan";
 import { applyPlannedEdits } from "../../core/maintain/move-plan";
 import { decodeNote } from "../../core/write/text";
+import type { PreparedWrite } from "../../core/write/write-path";
 import type { VaultEngine } from "../../core/vault/types";
 import { pathField, vaultField } from "../common";
 import { object, optional, string } from "../schema";
@@ -118,27 +120,26 @@ export const noteMerge = defineTool({
     };
     const actor = actorOf(ctx);
     const links = plan.notes.reduce((sum, file) => sum + file.edits.length, 0);
-    // Target first, then the links, the source last: an interruption leaves the content twice, never gone.
-    const targetResult = await engine.writes.write({
+    // Every write is worked out first (a guard's refusal writes nothing), then applied as one
+    // transaction: target, links, the source to the trash last; one summary commit.
+    const targetPrepared = await engine.writes.prepare({
       path: target,
       tool: "note_merge",
       mode: "update",
-      dry_run: args.dry_run,
       actor,
       allow_invalid_frontmatter: true,
       transform: (current, parses) => buildTarget(current ?? "", parses),
     });
-    const warnings = [...targetResult.warnings];
+    const warnings = [...targetPrepared.result.warnings];
     if (sourceFrontmatter.oversize !== null) {
       warnings.push(`The frontmatter of ${source} is over the ${FRONTMATTER_LIMIT_TEXT} limit and is not parsed, so its aliases and tags were not carried over; its trash copy keeps it.`);
     }
-    const results: Array<{ path: string; edits: Array<{ line: number; before: string; after: string }>; diff: string; trash?: string }> = [];
+    const prepared: Array<{ file: (typeof others)[number]; prepared: PreparedWrite }> = [];
     for (const file of others) {
-      const result = await engine.writes.write({
+      const result = await engine.writes.prepare({
         path: file.path,
         tool: "note_merge",
         mode: "update",
-        dry_run: args.dry_run,
         skip_touch: true,
         allow_invalid_frontmatter: true,
         actor,
@@ -148,10 +149,38 @@ export const noteMerge = defineTool({
           return applied;
         },
       });
-      warnings.push(...result.warnings);
-      results.push({ path: file.path, edits: file.edits.map((edit) => ({ line: edit.line + 1, before: edit.before, after: edit.after })), diff: result.diff, ...(result.trash !== undefined ? { trash: result.trash } : {}) });
+      warnings.push(...result.result.warnings);
+      prepared.push({ file, prepared: result });
     }
-    const removed = await engine.writes.remove({ path: source, tool: "note_merge", dry_run: args.dry_run, actor, expected_hash: sourceRead.content_hash });
+    const removal = await engine.writes.prepareRemove({ path: source, tool: "note_merge", expected_hash: sourceRead.content_hash });
+    const outcome = args.dry_run
+      ? null
+      : await engine.writes.transaction({
+          tool: "note_merge",
+          subject: `note_merge: ${source} -> ${target} (${links} links updated)`,
+          meta: {
+            tool: "note_merge",
+            ...(args.reason !== undefined ? { reason: args.reason } : {}),
+            ...(actor.via !== undefined ? { via: actor.via } : {}),
+            ...(actor.user !== undefined ? { user: actor.user } : {}),
+          },
+          commitPaths: [source, target, ...others.map((file) => file.path)],
+          steps: [
+            { kind: "write", path: target, before: targetPrepared.before, after: targetPrepared.after },
+            ...prepared.map(({ file, prepared: write }) => ({ kind: "write" as const, path: file.path, before: write.before, after: write.after })),
+            { kind: "remove", path: source, before: removal.before },
+          ],
+        });
+    const trashOf = (path: string): { trash?: string } => {
+      const trash = outcome?.trash.get(path);
+      return trash !== undefined ? { trash } : {};
+    };
+    const results = prepared.map(({ file, prepared: write }) => ({
+      path: file.path,
+      edits: file.edits.map((edit) => ({ line: edit.line + 1, before: edit.before, after: edit.after })),
+      diff: write.result.diff,
+      ...trashOf(file.path),
+    }));
     const base = {
       vault: engine.name,
       path: source,
@@ -159,8 +188,8 @@ export const noteMerge = defineTool({
       heading,
       dry_run: args.dry_run,
       links_updated: links,
-      target: { path: target, diff: targetResult.diff, ...(targetResult.trash !== undefined ? { trash: targetResult.trash } : {}) },
-      source: { path: source, deleted: !args.dry_run, ...(removed.trash !== undefined ? { trash: removed.trash } : {}) },
+      target: { path: target, diff: targetPrepared.result.diff, ...trashOf(target) },
+      source: { path: source, deleted: !args.dry_run, ...trashOf(source) },
       total: results.length,
       returned: results.length,
       notes: results,
@@ -168,14 +197,7 @@ export const noteMerge = defineTool({
     if (args.dry_run) {
       return { ...base, warnings, message: `Dry run: merging ${source} into ${target} would redirect ${links} links. Call again without dry_run to merge.` };
     }
-    warnings.push(
-      ...(await engine.writes.recordSummary([source, target, ...others.map((file) => file.path)], `note_merge: ${source} -> ${target} (${links} links updated)`, {
-        tool: "note_merge",
-        ...(args.reason !== undefined ? { reason: args.reason } : {}),
-        ...(actor.via !== undefined ? { via: actor.via } : {}),
-        ...(actor.user !== undefined ? { user: actor.user } : {}),
-      })),
-    );
+    warnings.push(...(outcome?.warnings ?? []));
     return { ...base, warnings, message: `Merged ${source} into ${target} under "${heading}"; ${links} links now point to ${target}; the source is in the trash.` };
   },
 });

@@ -1,14 +1,16 @@
 // note_move: moves or renames a note and rewrites every link that pointed at it, as Obsidian does.
-// The plan comes first (the dry run shows every edit); the rename goes through the host — in
+// The plan comes first (the dry run shows every edit); then the rename and the rewrites run as one
+// transaction (journaled, completed or undone after a crash). The rename goes through the host — in
 // Obsidian FileManager.renameFile, which rewrites links itself — and each planned rewrite the host
 // did not make is made through the write path, so the result is the same in both hosts and the agent
 // sees a diff of every touched note. One summary commit records it all.
 import { ToolError } from "../../core/errors";
-import type { NewLinkFormat } from "../../core/notes/link-resolver";
-import { basename, dirname } from "../../core/notes/paths";
+import { LinkResolver, type NewLinkFormat } from "../../core/notes/link-resolver";
+import { basename, dirname, stripSubpath } from "../../core/notes/paths";
 import { applyPlannedEdits, planMove, type PlannedFile } from "../../core/maintain/move-plan";
 import { unifiedDiff } from "../../core/write/diff";
 import { decodeNote } from "../../core/write/text";
+import type { PreparedWrite } from "../../core/write/write-path";
 import type { VaultEngine } from "../../core/vault/types";
 import { pathField, vaultField } from "../common";
 import { object, string } from "../schema";
@@ -39,6 +41,9 @@ function targetInput(from: string, to: string): string {
   }
   return trimmed;
 }
+
+/** The write path's broken-link warning (see write-path.ts). */
+const BROKEN_LINK_WARNING = /^line \d+: \[\[(.*)\]\] does not resolve/;
 
 function textOf(bytes: Uint8Array): string {
   return decodeNote(bytes).text;
@@ -76,26 +81,47 @@ export const noteMove = defineTool({
       }
     }
 
+    const files = engine.files().map((file) => file.path);
     const plan = planMove({
-      files: engine.files().map((file) => file.path),
+      files,
       from,
       to,
       format: await linkFormat(engine),
       cache: (path) => engine.cache(path),
       aliases: (path) => engine.noteFacts(path)?.aliases ?? [],
     });
-    const planned = new Map<PlannedFile, { bytes: Uint8Array; before: string; after: string }>();
+    const actor = actorOf(ctx);
+    // Every rewrite is worked out by the write path before anything moves (bytes, encoding, guards).
+    // Its broken-link check sees the vault before the move, where the new path does not exist yet.
+    const afterMove = new LinkResolver(files.map((path) => (path === from ? to : path)));
+    const planned = new Map<PlannedFile, { prepared: PreparedWrite; before: string; after: string }>();
     for (const file of plan) {
-      const bytes = (await engine.read(file.path)).bytes;
-      const before = textOf(bytes);
-      const after = applyPlannedEdits(before, file.edits);
-      if (after === null) {
-        throw new ToolError("conflict", `"${file.path}" changed while the move was planned; nothing was moved. Call note_move again.`, { state: "not_applied", retry: "inspect_state" });
-      }
-      planned.set(file, { bytes, before, after });
+      const texts = { before: "", after: "" };
+      const prepared = await engine.writes.prepare({
+        path: file.path,
+        tool: "note_move",
+        mode: "update",
+        skip_touch: true,
+        allow_invalid_frontmatter: true,
+        actor,
+        transform: (current) => {
+          const after = applyPlannedEdits(current ?? "", file.edits);
+          if (after === null) {
+            throw new ToolError("conflict", `"${file.path}" changed while the move was planned; nothing was moved. Call note_move again.`, { state: "not_applied", retry: "inspect_state" });
+          }
+          texts.before = current ?? "";
+          texts.after = after;
+          return after;
+        },
+      });
+      prepared.result.warnings = prepared.result.warnings.filter((warning) => {
+        const link = BROKEN_LINK_WARNING.exec(warning)?.[1];
+        return link === undefined || afterMove.resolve(stripSubpath(link), file.pathAfter) === null;
+      });
+      planned.set(file, { prepared, ...texts });
     }
     const edits = plan.reduce((sum, file) => sum + file.edits.length, 0);
-    const changes = (trash: Map<PlannedFile, string> = new Map()): NoteChange[] =>
+    const changes = (trash: ReadonlyMap<string, string> = new Map()): NoteChange[] =>
       plan.map((file) => {
         const { before, after } = planned.get(file)!;
         const change: NoteChange = {
@@ -103,7 +129,7 @@ export const noteMove = defineTool({
           edits: file.edits.map((edit) => ({ line: edit.line + 1, before: edit.before, after: edit.after })),
           diff: unifiedDiff(file.pathAfter, before, after),
         };
-        const copy = trash.get(file);
+        const copy = trash.get(file.pathAfter);
         if (copy !== undefined) change.trash = copy;
         return change;
       });
@@ -120,54 +146,39 @@ export const noteMove = defineTool({
       };
     }
 
-    const actor = actorOf(ctx);
-    await engine.writes.rename({ from, to, tool: "note_move" });
-    const warnings: string[] = [];
-    const trash = new Map<PlannedFile, string>();
-    for (const file of plan) {
-      const { bytes, before, after } = planned.get(file)!;
-      // Set inside the transform when the note holds neither the planned text nor what it was planned on.
-      const seen: { differs: string | null } = { differs: null };
-      const result = await engine.writes.write({
-        path: file.pathAfter,
-        tool: "note_move",
-        mode: "update",
-        dry_run: false,
-        skip_touch: true,
-        allow_invalid_frontmatter: true,
-        actor,
-        transform: (current) => {
-          const text = current ?? "";
-          // The host's rename (Obsidian) may already have made the rewrites.
-          if (text === after) return text;
-          const applied = applyPlannedEdits(text, file.edits);
-          if (applied !== null) return applied;
-          seen.differs = text;
-          return text;
-        },
-      });
-      if (result.changed && result.trash !== undefined) trash.set(file, result.trash);
-      else if (!result.changed) trash.set(file, await engine.writes.keepTrashCopy(file.pathAfter, bytes));
-      warnings.push(...result.warnings);
-      if (seen.differs !== null) {
-        warnings.push(`${file.pathAfter}: the links were rewritten differently than planned (by the app or an edit meanwhile); its changes since the move: ${unifiedDiff(file.pathAfter, before, seen.differs)}`);
-      }
-    }
-    const touched = [from, to, ...plan.map((file) => file.pathAfter).filter((path) => path !== to)];
-    warnings.push(
-      ...(await engine.writes.recordSummary(touched, `note_move: ${from} -> ${to} (${edits} links updated)`, {
+    // One transaction: the rename (in Obsidian FileManager.renameFile, which may rewrite links itself),
+    // then each planned rewrite the host did not make; one summary commit at the end.
+    const outcome = await engine.writes.transaction({
+      tool: "note_move",
+      subject: `note_move: ${from} -> ${to} (${edits} links updated)`,
+      meta: {
         tool: "note_move",
         ...(args.reason !== undefined ? { reason: args.reason } : {}),
         ...(actor.via !== undefined ? { via: actor.via } : {}),
         ...(actor.user !== undefined ? { user: actor.user } : {}),
-      })),
-    );
+      },
+      commitPaths: [from, to, ...plan.map((file) => file.pathAfter).filter((path) => path !== to)],
+      steps: [
+        { kind: "rename", from, to },
+        ...plan.map((file) => {
+          const { prepared } = planned.get(file)!;
+          return { kind: "write" as const, path: file.pathAfter, before: prepared.before, after: prepared.after };
+        }),
+      ],
+    });
+    const warnings = plan.flatMap((file) => planned.get(file)!.prepared.result.warnings);
+    for (const file of plan) {
+      const rewritten = outcome.rewrittenByHost.get(file.pathAfter);
+      if (rewritten === undefined) continue;
+      warnings.push(`${file.pathAfter}: the links were rewritten differently than planned (by the app); its changes since the move: ${unifiedDiff(file.pathAfter, planned.get(file)!.before, textOf(rewritten))}`);
+    }
+    warnings.push(...outcome.warnings);
     return {
       ...base,
       dry_run: false,
       total: plan.length,
       returned: plan.length,
-      notes: changes(trash),
+      notes: changes(outcome.trash),
       warnings,
       message: `Moved ${from} to ${to}; ${edits} links in ${plan.length} notes now point to the new path.`,
     };

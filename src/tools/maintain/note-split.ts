@@ -4,8 +4,9 @@
 // what stays in the original and from the sections themselves — is pointed at where that text now
 // lives; links of the moved text that would resolve elsewhere from the new folder, and links the new
 // names would capture, keep their targets (planned with LinkResolver as note_move plans them). The
-// whole split is first run as a dry run, so a refusal (a secret, a changed note) writes nothing; the
-// new notes are written before the original loses its sections; one summary commit records it all.
+// whole split is first worked out as a dry run, so a refusal (a secret, a changed note) writes nothing;
+// then it is applied as one transaction (completed or undone at the next start after a crash), the new
+// notes before the original loses its sections; one summary commit records it all.
 import { describeFailure, isToolError, ToolError } from "../../core/errors";
 import { applyPlannedEdits, retargetReference, type PlannedEdit } from "../../core/maintain/move-plan";
 import { LinkResolver, type NewLinkFormat } from "../../core/notes/link-resolver";
@@ -14,7 +15,7 @@ import { dirname, extname, stripSubpath } from "../../core/notes/paths";
 import { parseNote } from "../../core/notes/structure";
 import type { VaultEngine } from "../../core/vault/types";
 import { decodeNote } from "../../core/write/text";
-import type { WriteActor, WriteResult } from "../../core/write/write-path";
+import type { PreparedWrite, WriteActor, WriteResult } from "../../core/write/write-path";
 import { normalizeFolder, pathField, vaultField } from "../common";
 import { integer, object, optional, string, withDefault } from "../schema";
 import { defineTool } from "../types";
@@ -67,9 +68,9 @@ interface SplitTexts {
 }
 
 interface PassResult {
-  created: WriteResult[];
-  original: WriteResult;
-  notes: Array<{ note: OtherNote; result: WriteResult; stale: boolean }>;
+  created: PreparedWrite[];
+  original: PreparedWrite;
+  notes: Array<{ note: OtherNote; prepared: PreparedWrite }>;
 }
 
 async function linkFormat(engine: VaultEngine): Promise<NewLinkFormat> {
@@ -133,15 +134,6 @@ function isBlank(line: string): boolean {
 
 function isWikilink(reference: AnyReference): boolean {
   return reference.original.startsWith("[[") || reference.original.startsWith("![[") || reference.position === undefined;
-}
-
-function stateAfterStart(written: readonly string[], cause: unknown): ToolError {
-  const why = describeFailure(cause);
-  const done = written.length === 0 ? "nothing was written yet" : `already written: ${written.join(", ")}`;
-  return new ToolError("conflict", `note_split stopped part way (${why}); ${done}. Nothing is lost: the original keeps its text until its own write. Check with note_read, delete unwanted new notes with note_delete, then call note_split again.`, {
-    state: "unknown",
-    retry: "inspect_state",
-  });
 }
 
 /** Where every heading and block of the original ends up, and the link rewrites that follow. */
@@ -405,52 +397,64 @@ export const noteSplit = defineTool({
       return !brokenBefore.has(link) && planner.after.resolve(stripSubpath(link), notePath) === null;
     };
     const actor = actorOf(ctx);
-    const dryPass = await runPass(engine, { texts, path, hash: read.content_hash, others, actor, dry_run: true }).catch((error: unknown) => {
+    const pass = await preparePass(engine, { texts, path, hash: read.content_hash, others, actor }).catch((error: unknown) => {
       if (isToolError(error)) throw new ToolError(error.code, `note_split refused, nothing was written: ${error.message}`, { state: "not_applied", retry: error.retry, ...(error.details ? { details: error.details } : {}) });
       throw error;
     });
-    const pass = args.dry_run ? dryPass : await runPass(engine, { texts, path, hash: read.content_hash, others, actor, dry_run: false });
+    const summary = `${path} -> ${sections.length} notes (${linksUpdated} links updated)`;
+    // New notes first, then the original, then the linking notes, as one transaction: a crash half
+    // way is completed or undone at the next start; one summary commit.
+    const outcome = args.dry_run
+      ? null
+      : await engine.writes.transaction({
+          tool: TOOL,
+          subject: `${TOOL}: ${summary}`,
+          meta: {
+            tool: TOOL,
+            ...(args.reason !== undefined ? { reason: args.reason } : {}),
+            ...(actor.via !== undefined ? { via: actor.via } : {}),
+            ...(actor.user !== undefined ? { user: actor.user } : {}),
+          },
+          commitPaths: [...pass.created.map((entry) => entry.result.path), path, ...others.map((note) => note.path)],
+          steps: [...pass.created, pass.original, ...pass.notes.map((entry) => entry.prepared)].map((prepared) => ({
+            kind: "write" as const,
+            path: prepared.result.path,
+            before: prepared.before,
+            after: prepared.after,
+          })),
+        });
 
     const warnings: string[] = [];
     const collect = (result: WriteResult): void => {
       warnings.push(...result.warnings.filter((warning) => relevant(warning, result.path)).map((warning) => `${result.path}: ${warning}`));
     };
-    pass.created.forEach(collect);
-    collect(pass.original);
-    for (const { note, result, stale: changed } of pass.notes) {
-      collect(result);
-      if (changed) warnings.push(`${note.path}: changed while the split ran; its ${note.edits.length} links to the split sections were not rewritten. Fix them with note_edit.`);
-    }
-    const withTrash = (entry: Record<string, unknown>, result: WriteResult): Record<string, unknown> => (result.trash !== undefined ? { ...entry, trash: result.trash } : entry);
-    const notes = pass.notes.map(({ note, result }) =>
+    pass.created.forEach((prepared) => collect(prepared.result));
+    collect(pass.original.result);
+    for (const { prepared } of pass.notes) collect(prepared.result);
+    const withTrash = (entry: Record<string, unknown>, result: WriteResult): Record<string, unknown> => {
+      const trash = outcome?.trash.get(result.path);
+      return trash !== undefined ? { ...entry, trash } : entry;
+    };
+    const notes = pass.notes.map(({ note, prepared: { result } }) =>
       withTrash({ path: note.path, edits: note.edits.map((edit) => ({ line: edit.line + 1, before: edit.before, after: edit.after })), diff: result.diff }, result),
     );
-    const created = pass.created.map((result) => ({ path: result.path, diff: result.diff }));
+    const created = pass.created.map(({ result }) => ({ path: result.path, diff: result.diff }));
     const base = {
       vault: engine.name,
       path,
       level,
       dry_run: args.dry_run,
       created,
-      original: withTrash({ path, diff: pass.original.diff }, pass.original),
+      original: withTrash({ path, diff: pass.original.result.diff }, pass.original.result),
       total: notes.length,
       returned: notes.length,
       notes,
       links_updated: linksUpdated,
     };
-    const summary = `${path} -> ${sections.length} notes (${linksUpdated} links updated)`;
     if (args.dry_run) {
       return { ...base, warnings, message: `Dry run: splitting ${summary}; nothing was written. Call again without dry_run to split it.` };
     }
-    const touched = [...created.map((entry) => entry.path), path, ...others.map((note) => note.path)];
-    warnings.push(
-      ...(await engine.writes.recordSummary(touched, `${TOOL}: ${summary}`, {
-        tool: TOOL,
-        ...(args.reason !== undefined ? { reason: args.reason } : {}),
-        ...(actor.via !== undefined ? { via: actor.via } : {}),
-        ...(actor.user !== undefined ? { user: actor.user } : {}),
-      })),
-    );
+    warnings.push(...(outcome?.warnings ?? []));
     return { ...base, warnings, message: `Split ${path} into ${sections.length} notes (${created.map((entry) => entry.path).join(", ")}); ${linksUpdated} links updated.` };
   },
 });
@@ -461,63 +465,40 @@ interface PassInput {
   hash: string;
   others: readonly OtherNote[];
   actor: WriteActor;
-  dry_run: boolean;
 }
 
-/** Every write of the split, in the order that never loses text: new notes, the original, the linking notes. */
-async function runPass(engine: VaultEngine, input: PassInput): Promise<PassResult> {
-  const written: string[] = [];
-  const guarded = async <T>(step: () => Promise<T>): Promise<T> => {
-    if (input.dry_run) return step();
-    try {
-      return await step();
-    } catch (error) {
-      throw stateAfterStart(written, error);
-    }
-  };
-  const created: WriteResult[] = [];
+/** Every write of the split worked out (nothing written), in the order they are applied: new notes, the original, the linking notes. */
+async function preparePass(engine: VaultEngine, input: PassInput): Promise<PassResult> {
+  const created: PreparedWrite[] = [];
   for (const note of input.texts.created) {
-    const result = await guarded(() => engine.writes.write({ path: note.path, tool: TOOL, mode: "create", dry_run: input.dry_run, actor: input.actor, transform: () => note.text }));
-    created.push(result);
-    written.push(note.path);
+    created.push(await engine.writes.prepare({ path: note.path, tool: TOOL, mode: "create", actor: input.actor, transform: () => note.text }));
   }
-  const original = await guarded(() =>
-    engine.writes.write({
-      path: input.path,
+  const original = await engine.writes.prepare({
+    path: input.path,
+    tool: TOOL,
+    mode: "update",
+    expected_hash: input.hash,
+    skip_touch: true,
+    allow_invalid_frontmatter: true,
+    actor: input.actor,
+    transform: () => input.texts.original,
+  });
+  const notes: PassResult["notes"] = [];
+  for (const note of input.others) {
+    const prepared = await engine.writes.prepare({
+      path: note.path,
       tool: TOOL,
       mode: "update",
-      expected_hash: input.hash,
-      dry_run: input.dry_run,
       skip_touch: true,
       allow_invalid_frontmatter: true,
       actor: input.actor,
-      transform: () => input.texts.original,
-    }),
-  );
-  written.push(input.path);
-  const notes: PassResult["notes"] = [];
-  for (const note of input.others) {
-    const seen = { stale: false };
-    const result = await guarded(() =>
-      engine.writes.write({
-        path: note.path,
-        tool: TOOL,
-        mode: "update",
-        dry_run: input.dry_run,
-        skip_touch: true,
-        allow_invalid_frontmatter: true,
-        actor: input.actor,
-        transform: (current) => {
-          const text = current ?? "";
-          const applied = applyPlannedEdits(text, note.edits);
-          if (applied !== null) return applied;
-          if (input.dry_run) throw new ToolError("conflict", `"${note.path}" changed while the split was planned. Call note_split again.`, { state: "not_applied" });
-          seen.stale = true;
-          return text;
-        },
-      }),
-    );
-    notes.push({ note, result, stale: seen.stale });
+      transform: (current) => {
+        const applied = applyPlannedEdits(current ?? "", note.edits);
+        if (applied === null) throw new ToolError("conflict", `"${note.path}" changed while the split was planned. Call note_split again.`, { state: "not_applied" });
+        return applied;
+      },
+    });
+    notes.push({ note, prepared });
   }
   return { created, original, notes };
 }
