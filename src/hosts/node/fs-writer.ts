@@ -1,36 +1,16 @@
 // Atomic writes on disk: a temp file in the same folder, fsync, rename, then fsync of the folder, so a
 // crash at any point leaves the old bytes or the new ones. The write path holds the vault's lock; the
 // hash is checked once more right before the rename to catch an editor that saved in between.
-import { randomBytes } from "node:crypto";
+// Every step works in the file's folder as the vault opened and checked it (contained-fs.ts): the temp
+// file is made there and renamed there, so a symbolic link swapped in on the way leads no write out of
+// the vault.
 import { promises as fs } from "node:fs";
-import path from "node:path";
 import { ToolError, type ErrorState } from "../../core/errors";
 import { contentHash, sameHash } from "../../core/notes/hash";
 import type { FileStat, Hasher, WritePort } from "../../core/ports";
-import { fsErrorCode, fsToolError, type FsAction } from "./fs-errors";
+import { errorCode, type OpenFolder } from "./contained-fs";
+import { fsToolError, type FsAction } from "./fs-errors";
 import { TEMP_FILE_PREFIX, isMissing, type FsVault } from "./fs-vault";
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * Creates a file's folders inside the vault, never the vault's own folder; a file standing where a
- * folder should be is reported as such.
- */
-async function makeFolders(vault: FsVault, dir: string): Promise<void> {
-  try {
-    await vault.makeFolder(dir);
-  } catch (error) {
-    if (fsErrorCode(error) === "EEXIST") throw Object.assign(new Error("a file stands where a folder should be"), { code: "ENOTDIR" });
-    throw error;
-  }
-}
 
 /** Runs a file-system step on `relative`, its failure turned into an instructive, host-free ToolError. */
 async function onFile<T>(relative: string, action: FsAction, step: () => Promise<T>, state: ErrorState = "not_applied"): Promise<T> {
@@ -50,17 +30,13 @@ export class FsWriter implements WritePort {
     this.hasher = hasher;
   }
 
-  private async currentHash(absolute: string): Promise<string | null> {
-    try {
-      return contentHash(new Uint8Array(await fs.readFile(absolute)), (b) => this.hasher.sha256Hex(b));
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+  private async currentHash(folder: OpenFolder, name: string): Promise<string | null> {
+    const bytes = await this.vault.readEntry(folder, name);
+    return bytes === null ? null : contentHash(bytes, (b) => this.hasher.sha256Hex(b));
   }
 
-  private async checkUnchanged(absolute: string, relative: string, expectedHash: string | null): Promise<void> {
-    const actual = await this.currentHash(absolute);
+  private async checkUnchanged(folder: OpenFolder, name: string, relative: string, expectedHash: string | null): Promise<void> {
+    const actual = await this.currentHash(folder, name);
     const unchanged = expectedHash === null ? actual === null : actual !== null && sameHash(actual, expectedHash);
     if (!unchanged) {
       throw new ToolError(
@@ -71,13 +47,8 @@ export class FsWriter implements WritePort {
     }
   }
 
-  private async atomicWrite(absolute: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
-    const dir = path.dirname(absolute);
-    await makeFolders(this.vault, dir);
-    // Short and of fixed length (23 bytes), so a file name up to the 255-byte limit still gets a temp
-    // file beside it; the prefix is all the startup cleanup looks for.
-    const temp = path.join(dir, `${TEMP_FILE_PREFIX}${randomBytes(8).toString("hex")}`);
-    const handle = await fs.open(temp, "wx");
+  private async atomicWrite(folder: OpenFolder, name: string, bytes: Uint8Array, beforeRename: () => Promise<void>): Promise<void> {
+    const { handle, path: temp } = await this.vault.contained.createTemp(folder);
     try {
       try {
         await handle.writeFile(bytes);
@@ -86,7 +57,9 @@ export class FsWriter implements WritePort {
         await handle.close();
       }
       await beforeRename();
-      await fs.rename(temp, absolute);
+      // A folder moved out of the vault since it was opened takes no rename.
+      folder.recheck();
+      await fs.rename(temp, folder.at(name));
     } catch (error) {
       // Whatever failed (a full disk mid-write, a conflict), the temp goes now, not at the next start.
       await fs.rm(temp, { force: true });
@@ -95,39 +68,53 @@ export class FsWriter implements WritePort {
   }
 
   async writeFile(relative: string, bytes: Uint8Array, expectedHash: string | null): Promise<FileStat> {
-    const absolute = this.vault.absolute(relative);
-    await onFile(relative, "write", () => this.atomicWrite(absolute, bytes, () => this.checkUnchanged(absolute, relative, expectedHash)));
-    // Renamed into place: from here on a failure leaves the new bytes, perhaps not yet durable.
-    await onFile(relative, "write", () => syncDirectory(path.dirname(absolute)), "unknown");
-    const stat = await this.vault.stat(relative);
+    const stat = await onFile(relative, "write", () =>
+      this.vault.inFolder(relative, true, async (folder, name) => {
+        await this.atomicWrite(folder, name, bytes, () => this.checkUnchanged(folder, name, relative, expectedHash));
+        // Renamed into place: from here on a failure leaves the new bytes, perhaps not yet durable.
+        await onFile(relative, "write", () => folder.sync(), "unknown");
+        // The file as written, in the folder it was written to, not wherever its path leads by now.
+        return this.vault.statIn(folder, name, relative);
+      }),
+    );
     if (!stat) throw new ToolError("internal", `"${relative}" vanished right after it was written; another program may have moved it. Call note_list to look for it.`, { state: "unknown", retry: "inspect_state" });
     return stat;
   }
 
   async removeFile(relative: string, expectedHash: string): Promise<void> {
-    const absolute = this.vault.absolute(relative);
-    await onFile(relative, "delete", async () => {
-      await this.checkUnchanged(absolute, relative, expectedHash);
-      await fs.rm(absolute);
-    });
-    await onFile(relative, "delete", () => syncDirectory(path.dirname(absolute)), "unknown");
+    await onFile(relative, "delete", () =>
+      this.vault.inFolder(relative, false, async (folder, name) => {
+        await this.checkUnchanged(folder, name, relative, expectedHash);
+        folder.recheck();
+        await fs.rm(folder.at(name));
+        await onFile(relative, "delete", () => folder.sync(), "unknown");
+      }),
+    );
   }
 
   async renameFile(from: string, to: string): Promise<void> {
-    const source = this.vault.absolute(from);
-    const target = this.vault.absolute(to);
-    const linked = await onFile(to, "move", () => this.placeAt(source, target, to));
-    // The file is at its new path: a failure from here on may leave it at both.
-    await onFile(from, "move", async () => {
-      if (linked) await fs.rm(source);
-      await syncDirectory(path.dirname(target));
-      if (path.dirname(source) !== path.dirname(target)) await syncDirectory(path.dirname(source));
-    }, "unknown");
+    await onFile(from, "move", () =>
+      this.vault.inFolder(from, false, (sourceFolder, fromName) =>
+        onFile(to, "move", () =>
+          this.vault.inFolder(to, true, async (targetFolder, toName) => {
+            const source = sourceFolder.at(fromName);
+            const linked = await this.placeAt(source, targetFolder, toName, to);
+            // The file is at its new path: a failure from here on may leave it at both.
+            await onFile(from, "move", async () => {
+              if (linked) await fs.rm(source);
+              await targetFolder.sync();
+              if (sourceFolder.real !== targetFolder.real) await sourceFolder.sync();
+            }, "unknown");
+          }),
+        ),
+      ),
+    );
   }
 
   /** Puts the file at its new path, by a hard link (true) or a rename; refuses an existing target. */
-  private async placeAt(source: string, target: string, to: string): Promise<boolean> {
-    await makeFolders(this.vault, path.dirname(target));
+  private async placeAt(source: string, folder: OpenFolder, name: string, to: string): Promise<boolean> {
+    const target = folder.at(name);
+    folder.recheck();
     // link() refuses an existing target atomically, where rename() would replace it.
     let linked = true;
     try {
@@ -151,79 +138,111 @@ export class FsWriter implements WritePort {
   }
 
   private async writeHiddenFile(relative: string, bytes: Uint8Array): Promise<boolean> {
-    const absolute = this.vault.absolute(relative);
-    await makeFolders(this.vault, path.dirname(absolute));
-    let created = false;
-    try {
-      const handle = await fs.open(absolute, "wx");
-      created = true;
+    return this.vault.inFolder(relative, true, async (folder, name) => {
+      let created = false;
       try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } finally {
-        await handle.close();
+        const handle = await this.vault.contained.createNew(folder, name);
+        created = true;
+        try {
+          await handle.writeFile(bytes);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        return true;
+      } catch (error) {
+        if (!created && errorCode(error) === "EEXIST") return false;
+        // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
+        if (created) await fs.rm(folder.at(name), { force: true });
+        throw error;
       }
-      return true;
-    } catch (error) {
-      if (!created && (error as { code?: string }).code === "EEXIST") return false;
-      // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
-      if (created) await fs.rm(absolute, { force: true });
-      throw error;
-    }
+    });
   }
 
   async readHidden(relative: string): Promise<Uint8Array | null> {
-    try {
-      return new Uint8Array(await fs.readFile(this.vault.absolute(relative)));
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw fsToolError(error, relative, "read");
-    }
+    return this.vault.readIfPresent(relative);
   }
 
   async listHidden(folder: string): Promise<FileStat[]> {
-    let names: string[];
+    let open: OpenFolder;
     try {
-      names = await fs.readdir(this.vault.absolute(folder));
+      open = this.vault.contained.openFolder(this.vault.absolute(folder));
     } catch {
       return [];
     }
-    const out: FileStat[] = [];
-    for (const name of names) {
+    try {
+      let names: string[];
       try {
-        const stats = await fs.stat(this.vault.absolute(`${folder}/${name}`));
-        if (stats.isFile()) out.push({ path: `${folder}/${name}`, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.ctimeMs) });
+        names = await fs.readdir(open.path);
       } catch {
-        // Purged meanwhile.
+        return [];
       }
+      const out: FileStat[] = [];
+      for (const name of names) {
+        try {
+          const stats = await fs.lstat(open.at(name));
+          if (stats.isFile()) out.push({ path: `${folder}/${name}`, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.ctimeMs) });
+        } catch {
+          // Purged meanwhile.
+        }
+      }
+      return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+    } finally {
+      open.close();
     }
-    return out.sort((a, b) => (a.path < b.path ? -1 : 1));
   }
 
   async removeHidden(relative: string): Promise<void> {
-    await onFile(relative, "delete", () => fs.rm(this.vault.absolute(relative), { force: true }));
+    await onFile(relative, "delete", async () => {
+      try {
+        await this.vault.inFolder(relative, false, (folder, name) => fs.rm(folder.at(name), { force: true }));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    });
   }
 
   /** Leftovers of writes cut short by a crash; they never hold the only copy of anything. */
   async removeStaleTempFiles(): Promise<number> {
     let removed = 0;
-    const walk = async (dir: string): Promise<void> => {
+    const contained = this.vault.contained;
+    const walk = async (folder: OpenFolder): Promise<void> => {
       let entries;
       try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
+        entries = await fs.readdir(folder.path, { withFileTypes: true });
       } catch {
         return;
       }
       for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory() && !entry.name.startsWith(".")) await walk(full);
-        else if (entry.isFile() && entry.name.startsWith(TEMP_FILE_PREFIX)) {
-          await fs.rm(full, { force: true });
+        if (entry.isDirectory() && !entry.name.startsWith(".")) {
+          let child: OpenFolder;
+          try {
+            child = contained.openChild(folder, entry.name);
+          } catch {
+            continue;
+          }
+          try {
+            await walk(child);
+          } finally {
+            child.close();
+          }
+        } else if (entry.isFile() && entry.name.startsWith(TEMP_FILE_PREFIX)) {
+          await fs.rm(folder.at(entry.name), { force: true });
           removed += 1;
         }
       }
     };
-    await walk(this.vault.root);
+    let root: OpenFolder;
+    try {
+      root = contained.openFolder(this.vault.root);
+    } catch {
+      return 0;
+    }
+    try {
+      await walk(root);
+    } finally {
+      root.close();
+    }
     return removed;
   }
 }
