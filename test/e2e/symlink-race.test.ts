@@ -78,7 +78,8 @@ test("a folder symlink flipped in and out of the vault: no read of outside conte
   const flipper = spawn(process.execPath, ["-e", FLIPPER, path.join(dir, "flip"), path.join(dir, "real"), outsideDir], { stdio: ["ignore", "pipe", "inherit"] });
   let flips = "";
   flipper.stdout.on("data", (chunk: Buffer) => (flips += chunk.toString()));
-  const ended = new Promise<void>((resolve) => flipper.on("exit", () => resolve()));
+  // "close", not "exit": the count it prints on SIGTERM must have arrived.
+  const ended = new Promise<void>((resolve) => flipper.on("close", () => resolve()));
   try {
     server = await startTestServer({ fixture: EDGE_VAULT, vault: { dir, dataDir: path.join(base, "data"), cleanup: () => undefined } });
     const clients = await Promise.all(Array.from({ length: CLIENTS }, () => server!.connect()));
@@ -87,7 +88,7 @@ test("a folder symlink flipped in and out of the vault: no read of outside conte
     const counts = new Map<string, number>();
     let next = 0;
     const attempt = (i: number): [string, Record<string, unknown>] => {
-      switch (i % 12) {
+      switch (i % 13) {
         case 0: return ["note_read", { path: "flip/note.md" }];
         case 1: return ["note_create", { path: `flip/new-${i}.md`, content: `created ${i}\n` }];
         // With a reason, so the history records it: a commit reads the note again.
@@ -100,7 +101,8 @@ test("a folder symlink flipped in and out of the vault: no read of outside conte
         case 8: return ["note_section_edit", { path: "flip/other.md", mode: "append_to_note", content: `appended ${i}`, create: true }];
         case 9: return ["note_create", { path: `flip/new-${i - 8}.md`, content: `replaced ${i}\n`, overwrite: true }];
         case 10: return ["note_delete", { path: "flip/other.md" }];
-        default: return ["note_diff", { path: "flip/note.md" }];
+        case 11: return ["note_diff", { path: "flip/note.md" }];
+        default: return ["note_create", { path: `flip/made-${i}/deeper/note.md`, content: `in new folders ${i}\n` }];
       }
     };
     await Promise.all(
@@ -126,8 +128,9 @@ test("a folder symlink flipped in and out of the vault: no read of outside conte
       { "results with outside text": 0, "changes outside seen during the run": 0, "changed outside at the end": false },
       [...leaks.slice(0, 3), ...writes.slice(0, 3), atEnd ?? ""].join("\n"),
     );
-    // The calls did work whenever the link pointed inside, so the test exercised both sides.
-    for (const tool of ["note_read", "note_create", "note_edit", "note_delete"]) {
+    // The calls did work whenever the link pointed inside, so the test exercised both sides. (Edits and
+    // deletes need the link inside at each of their steps: a run may see few of them succeed.)
+    for (const tool of ["note_read", "note_create"]) {
       assert.ok((counts.get(`${tool} ok`) ?? 0) > 0, `some ${tool} calls succeeded: ${JSON.stringify([...counts])}`);
     }
   } finally {
