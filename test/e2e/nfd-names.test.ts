@@ -91,7 +91,7 @@ test("a new note in an NFD folder goes into that folder, not into an NFC twin of
   assert.equal(read.isError, false, read.text);
 });
 
-test("an NFD note saved by another program after the start is found by its NFC path at once", async () => {
+test("an NFD note saved by another program after the start is found by its NFC path at once, and indexed from the watcher's report", async () => {
   writeFileSync(path.join(server.vault.dir, nfd("Ärger.md")), "# Ärger\n\nTrouble with the zebrafinch.\n");
   const read = await server.call("note_read", { path: "Ärger.md" });
   assert.equal(read.isError, false, read.text);
@@ -99,6 +99,13 @@ test("an NFD note saved by another program after the start is found by its NFC p
   const created = await server.call("note_create", { path: "Ärger", content: "Twin.\n" });
   assert.equal(created.isError, true, created.text);
   assertOneSpelling("", "Ärger.md");
+  const started = Date.now();
+  for (;;) {
+    const found = await server.call("note_search", { query: "zebrafinch" });
+    if ((found.structured.hits as Array<{ path: string }>).some((hit) => hit.path === "Ärger.md")) break;
+    assert.ok(Date.now() - started < 5000, "searchable within 5 s");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 });
 
 test("the history records the NFD note under its NFC path, not as deleted", async () => {
