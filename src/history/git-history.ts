@@ -61,6 +61,19 @@ export interface GitHistoryOptions {
    */
   baseline?: () => Promise<string[]>;
   push?: PushSettings;
+  /**
+   * How the vault's own files are read: the host's reads, which find a file whose name on disk is
+   * another Unicode form of its path and follow no symbolic link out of the vault. Without it they are
+   * read through `fs` below `dir`.
+   */
+  vaultFiles?: VaultFiles;
+}
+
+/** A path of the vault as the history records it: a file's bytes, a folder's visible entries, or nothing. */
+export type VaultEntry = { file: Uint8Array } | { folder: string[] } | null;
+
+export interface VaultFiles {
+  entry(path: string): Promise<VaultEntry>;
 }
 
 type Change = { segments: string[]; oid: string | null; mode: string };
@@ -130,6 +143,7 @@ export class GitHistory implements HistoryPort {
   private pushAgain = false;
   private closed = false;
   private baselining = false;
+  private readonly vaultFiles: VaultFiles;
 
   private constructor(options: GitHistoryOptions) {
     this.options = options;
@@ -139,6 +153,32 @@ export class GitHistory implements HistoryPort {
     });
     this.fence = fenceFs(this.durable.fs, { dir: options.dir, gitdir: options.gitdir });
     this.fs = this.fence.client;
+    this.vaultFiles = options.vaultFiles ?? this.fsVaultFiles();
+  }
+
+  /** The vault's files through the fenced file system, by their paths as given. */
+  private fsVaultFiles(): VaultFiles {
+    const fs = this.fs.promises;
+    return {
+      entry: async (path) => {
+        const full = joinPath(this.options.dir, path);
+        const stat = await fs.stat(full).catch((error: unknown) => {
+          if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
+          throw error;
+        });
+        if (!stat) return null;
+        if (stat.isDirectory()) return { folder: (await fs.readdir(full)).filter((name) => !name.startsWith(".")) };
+        if (!stat.isFile()) return null;
+        try {
+          const bytes = await fs.readFile(full);
+          return { file: typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes };
+        } catch (error) {
+          // Gone since the stat.
+          if (isCode(error, "ENOENT") || isCode(error, "EISDIR")) return null;
+          throw error;
+        }
+      },
+    };
   }
 
   /** Opens (or creates) the repository; rejects with the reason when it cannot be used. */
@@ -272,35 +312,28 @@ export class GitHistory implements HistoryPort {
 
   /** The path as it is on disk now: a file's blob, a folder's visible files as a tree, or gone. */
   private async changeFor(path: string, segments: string[]): Promise<Change> {
-    const full = joinPath(this.options.dir, path);
-    const stat = await this.fs.promises.stat(full).catch((error: unknown) => {
-      if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
-      throw error;
-    });
-    if (!stat) return { segments, oid: null, mode: FILE_MODE };
-    if (stat.isDirectory()) return { segments, oid: await this.folderTree(full), mode: TREE_MODE };
-    return { segments, oid: await this.fileBlob(full), mode: FILE_MODE };
+    const entry = await this.vaultFiles.entry(path);
+    if (!entry) return { segments, oid: null, mode: FILE_MODE };
+    if ("folder" in entry) return { segments, oid: await this.folderTree(path, entry.folder), mode: TREE_MODE };
+    return { segments, oid: await this.blob(entry.file), mode: FILE_MODE };
   }
 
-  private async fileBlob(full: string): Promise<string> {
-    const bytes = await this.fs.promises.readFile(full);
-    const blob = typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes;
-    return writeBlob({ fs: this.fs, gitdir: this.gitdir, blob });
+  private blob(bytes: Uint8Array): Promise<string> {
+    return writeBlob({ fs: this.fs, gitdir: this.gitdir, blob: bytes });
   }
 
   /** A tree of the folder's visible files, or null when it holds none. */
-  private async folderTree(full: string): Promise<string | null> {
+  private async folderTree(path: string, names: readonly string[]): Promise<string | null> {
     const entries: TreeEntry[] = [];
-    for (const name of await this.fs.promises.readdir(full)) {
+    for (const name of names) {
       if (name.startsWith(".")) continue;
-      const child = `${full}/${name}`;
-      const stat = await this.fs.promises.stat(child).catch(() => null);
-      if (!stat) continue;
-      if (stat.isDirectory()) {
-        const oid = await this.folderTree(child);
+      const entry = await this.vaultFiles.entry(`${path}/${name}`);
+      if (!entry) continue;
+      if ("folder" in entry) {
+        const oid = await this.folderTree(`${path}/${name}`, entry.folder);
         if (oid) entries.push({ mode: TREE_MODE, path: name, oid, type: "tree" });
-      } else if (stat.isFile()) {
-        entries.push({ mode: FILE_MODE, path: name, oid: await this.fileBlob(child), type: "blob" });
+      } else {
+        entries.push({ mode: FILE_MODE, path: name, oid: await this.blob(entry.file), type: "blob" });
       }
     }
     return entries.length === 0 ? null : writeTree({ fs: this.fs, gitdir: this.gitdir, tree: entries });
@@ -380,13 +413,9 @@ export class GitHistory implements HistoryPort {
         const batch = paths.slice(start, start + BASELINE_PARALLEL);
         const blobs = await Promise.all(
           batch.map(async (path) => {
-            try {
-              return { segments: path.split("/"), oid: await this.fileBlob(joinPath(this.options.dir, path)), mode: FILE_MODE };
-            } catch (error) {
-              // Gone since it was listed: the baseline records what is there.
-              if (isCode(error, "ENOENT") || isCode(error, "EISDIR")) return null;
-              throw error;
-            }
+            // Gone since it was listed: the baseline records what is there.
+            const entry = await this.vaultFiles.entry(path);
+            return entry && "file" in entry ? { segments: path.split("/"), oid: await this.blob(entry.file), mode: FILE_MODE } : null;
           }),
         );
         for (const blob of blobs) if (blob) changes.push(blob);

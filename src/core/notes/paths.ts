@@ -4,11 +4,30 @@
 import { ToolError } from "../errors";
 
 export interface ResolveOptions {
-  /** Complete a missing `.md` on the last segment (case-insensitive check). */
-  note?: boolean;
+  /**
+   * true: a note, so a missing `.md` on the last segment is completed (case-insensitive check).
+   * "only": a note that is to be written, so a path naming another kind of file (`diagram.png`) is
+   * refused rather than turned into `diagram.png.md`. "or-attachment": a note, unless the extension
+   * is one attachment_put stores (the history tools take either).
+   */
+  note?: boolean | "only" | "or-attachment";
   /** The path names a folder: one trailing slash is accepted and dropped. */
   folder?: boolean;
 }
+
+/** What attachment_put stores: nothing executable (SPEC §5). */
+export const ATTACHMENT_EXTENSIONS: readonly string[] = [
+  "png", "jpg", "jpeg", "gif", "webp", "svg", "pdf", "txt", "csv", "json", "yaml", "yml", "mp3", "m4a", "wav", "canvas",
+];
+
+// Extensions that name a file, not part of a note's name ("Meeting 2026.01.05" stays a note). Without
+// this, `diagram.png` would silently become the note `diagram.png.md`.
+const NON_NOTE_EXTENSIONS = new Set([
+  "png", "jpg", "jpeg", "gif", "webp", "svg", "bmp", "tif", "tiff", "heic", "avif", "ico",
+  "pdf", "txt", "csv", "tsv", "json", "yaml", "yml", "xml", "html", "htm", "css", "js", "ts",
+  "mp3", "m4a", "wav", "ogg", "flac", "mp4", "mov", "webm", "mkv",
+  "canvas", "base", "zip", "docx", "xlsx", "pptx", "doc", "xls", "ppt", "epub",
+]);
 
 const HINT = "use a vault-relative path like `folder/note.md`; call note_list to see paths";
 const MAX_ECHO = 200;
@@ -51,7 +70,16 @@ export function resolveVaultPath(input: string, options: ResolveOptions = {}): s
     }
   }
 
-  if (options.note && !path.toLowerCase().endsWith(".md")) path += ".md";
+  const extension = extname(path);
+  if (options.note === "only" && extension !== "md" && NON_NOTE_EXTENSIONS.has(extension)) {
+    throw new ToolError(
+      "invalid_path",
+      `"${trimmed}" is not a note (notes end in .md). Write attachments with attachment_put; for a note, use a path ending in .md.`,
+      { details: { path: trimmed } },
+    );
+  }
+  const note = options.note === "or-attachment" ? !ATTACHMENT_EXTENSIONS.includes(extension) : options.note !== undefined && options.note !== false;
+  if (note && extension !== "md") path += ".md";
   for (const segment of path.split("/")) {
     const bytes = utf8ByteLength(segment);
     if (bytes > MAX_NAME_BYTES) {

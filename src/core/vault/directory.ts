@@ -1,5 +1,5 @@
 // The vaults a server serves, and the slice of them one user may see.
-import { ToolError } from "../errors";
+import { ToolError, type ErrorState } from "../errors";
 import type { VaultEngine } from "./types";
 
 export interface UserScope {
@@ -15,6 +15,18 @@ export function vaultFolderMissing(vault: string | undefined): ToolError {
     "unavailable",
     `The folder of ${vault ? `vault "${vault}"` : "this vault"} is missing; it was moved or deleted. Restore it (the vault comes back by itself within seconds), or restart the server with --vault pointing to it. Call vault_list to see which vaults are available.`,
     { retry: "inspect_state" },
+  );
+}
+
+/**
+ * The path, with symbolic links followed, leads out of the vault's folder: refused, whether the
+ * resolver saw it or the host found it when opening the file (a link swapped in meanwhile).
+ */
+export function leadsOutside(path: string, state: ErrorState = "not_applied"): ToolError {
+  return new ToolError(
+    "invalid_path",
+    `Path "${path}" leads outside the vault (through a symbolic link). Use a path inside the vault; call note_list to see them.`,
+    { state, details: { path } },
   );
 }
 

@@ -4,7 +4,7 @@ import { describeFailure, ToolError } from "../errors";
 import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
 import { splitFrontmatter } from "../notes/frontmatter";
-import { checkNewPath, comparePaths, resolveVaultPath, extname } from "../notes/paths";
+import { checkNewPath, comparePaths, resolveVaultPath, extname, type ResolveOptions } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { FactsTable } from "./stored-facts";
 import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
@@ -29,7 +29,7 @@ import type {
 } from "../ports";
 import type { RecoveryReport, TransactionEvent } from "../write/transaction";
 import { WritePath } from "../write/write-path";
-import { vaultFolderMissing } from "./directory";
+import { leadsOutside, vaultFolderMissing } from "./directory";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, isTrashCopyOf, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
@@ -652,13 +652,16 @@ export class Engine implements VaultEngine {
     return this.options.vault.readOptionalText("INSTRUCTIONS.md");
   }
 
-  /** Maps a path from outside to a file of this vault, or throws an instructive error. */
-  async resolve(input: string, options: { note?: boolean } = {}): Promise<{ path: string; stat: FileStat | null }> {
+  /**
+   * The one resolver every tool's path goes through (SPEC §6): the lexical rules, then the host's
+   * answer whether the path stays inside the vault, then the file's stat. The check here gives an
+   * early, clear refusal; what makes it hold is that the host's reads and writes check once more, on
+   * what they open, so a symbolic link swapped in after this call still leads nowhere.
+   */
+  async resolve(input: string, options: ResolveOptions = {}): Promise<{ path: string; stat: FileStat | null }> {
     return this.foreground.run(async () => {
       const path = resolveVaultPath(input, options);
-      if (!(await this.options.vault.isContained(path))) {
-        throw new ToolError("invalid_path", `Path "${path}" leads outside the vault (through a symbolic link). Use a path inside the vault; call note_list to see them.`);
-      }
+      if (!(await this.options.vault.isContained(path))) throw leadsOutside(path);
       return { path, stat: await this.options.vault.stat(path) };
     });
   }
@@ -671,9 +674,9 @@ export class Engine implements VaultEngine {
     });
   }
 
-  async read(input: string, options: { note?: boolean } = {}): Promise<ReadFile> {
+  async read(input: string, options: ResolveOptions = {}): Promise<ReadFile> {
     const { path, stat } = await this.resolve(input, options);
-    if (!stat) throw notFound(path, this.name, options.note === true);
+    if (!stat) throw notFound(path, this.name, Boolean(options.note) && extname(path) === "md");
     const bytes = await this.foreground.run(() => this.options.vault.readBytes(path));
     const content_hash = contentHash(bytes, (b) => this.options.hasher.sha256Hex(b));
     const result: ReadFile = { path, bytes, content_hash, stat };

@@ -1,6 +1,7 @@
 // What tools, resources and prompts may ask of one vault. The engine implements it over the ports.
 import type { CachedMetadata } from "../notes/metadata";
 import type { FileStat, HistoryPort, MetadataPort } from "../ports";
+import type { ResolveOptions } from "../notes/paths";
 import type { NoteFacts } from "../notes/structure";
 import type { RecoveryReport } from "../write/transaction";
 import type { WritePath } from "../write/write-path";
@@ -46,7 +47,7 @@ export interface VaultView {
   metadata(): MetadataPort;
   cache(path: string): CachedMetadata | null;
   /** Reads through the path resolver (SPEC §6); throws ToolError on a bad or missing path. */
-  read(path: string, options?: { note?: boolean }): Promise<ReadFile>;
+  read(path: string, options?: ResolveOptions): Promise<ReadFile>;
   /** Obsidian's settings file of that name (`daily-notes.json`, `templates.json`, `app.json`), or null. */
   appConfig(name: string): Promise<Record<string, unknown> | null>;
   /** `<vault root>/INSTRUCTIONS.md`, or null. */
@@ -79,8 +80,11 @@ export interface VaultEngine extends VaultView {
   readonly writes: WritePath;
   /** False while the vault's folder is missing (moved or deleted); every tool on it then refuses. */
   available(): boolean;
-  /** Resolves a path from outside (SPEC §6) and checks it stays inside the vault through symlinks. */
-  resolve(input: string, options?: { note?: boolean }): Promise<{ path: string; stat: FileStat | null }>;
+  /**
+   * The one resolver of paths from outside (SPEC §6): every tool that reads or writes a file takes
+   * its path from here. Checks that it stays inside the vault through symlinks.
+   */
+  resolve(input: string, options?: ResolveOptions): Promise<{ path: string; stat: FileStat | null }>;
   /**
    * Refuses (ToolError invalid_path) a resolved path whose new file or folder names a vault synced to
    * Windows could not hold: reserved names, `<>:"|?*`, a trailing dot or space. The write path checks

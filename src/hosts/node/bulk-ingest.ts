@@ -1,7 +1,7 @@
 // The Node host's bulk ingest: worker threads read, parse and tokenize the files of a large build
 // (ingest-worker.ts) while the engine's thread only appends their batches to the index. On two cores
 // that halves a cold build; the engine's thread stays free to answer meanwhile.
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -17,6 +17,8 @@ const MAX_WORKERS = 4;
 export interface IngestJob {
   job: number;
   paths: string[];
+  /** The same paths with their names on disk, where some differ (another Unicode form than NFC). */
+  disk?: string[];
 }
 
 export type WorkerReply = { job: number; files: IngestedFile[]; index: IndexBatch } | { job: number; error: string };
@@ -46,8 +48,11 @@ export class WorkerBulkIngest implements BulkIngestPort {
   private readonly vault: string;
   private readonly workers: number;
 
-  constructor(options: { root: string; vault: string; logger: Logger; workers?: number }) {
+  private readonly diskPath: (path: string) => string;
+
+  constructor(options: { root: string; vault: string; logger: Logger; workers?: number; diskPath?: (path: string) => string }) {
     this.root = options.root;
+    this.diskPath = options.diskPath ?? ((relative) => relative);
     this.vault = options.vault;
     this.logger = options.logger;
     // One core stays with the engine's thread: it appends the batches and answers meanwhile, and
@@ -67,13 +72,14 @@ export class WorkerBulkIngest implements BulkIngestPort {
     for (let at = 0; at < files.length; at += JOB_FILES) jobs.push(files.slice(at, at + JOB_FILES).map((file) => file.path));
     const count = Math.max(1, Math.min(this.workers, jobs.length));
     const started = Date.now();
+    const realRoot = realpathSync.native(this.root);
     let next = 0;
     let failure: Error | null = null;
     // The engine's thread appends one batch at a time, in arrival order.
     let appending: Promise<void> = Promise.resolve();
     const runWorker = (builder: number): Promise<void> =>
       new Promise<void>((resolve, reject) => {
-        const worker = new Worker(entry.file, { eval: entry.eval, workerData: { root: this.root } });
+        const worker = new Worker(entry.file, { eval: entry.eval, workerData: { root: this.root, realRoot } });
         let inFlight = 0;
         let settled = false;
         const finish = (error: Error | null): void => {
@@ -85,7 +91,9 @@ export class WorkerBulkIngest implements BulkIngestPort {
         };
         const send = (): void => {
           while (failure === null && inFlight < JOBS_AHEAD && next < jobs.length) {
-            const job: IngestJob = { job: next, paths: jobs[next]! };
+            const paths = jobs[next]!;
+            const disk = paths.map(this.diskPath);
+            const job: IngestJob = { job: next, paths, ...(disk.some((name, at) => name !== paths[at]) ? { disk } : {}) };
             next += 1;
             inFlight += 1;
             worker.postMessage(job);

@@ -2,6 +2,8 @@
 // own messages carry the host's absolute path (and, for a temp file, the process id), so they never
 // leave this module: only the error code (EACCES, ENAMETOOLONG, …) goes on, as `details.cause`.
 import { ToolError, type ErrorState } from "../../core/errors";
+import { leadsOutside } from "../../core/vault/directory";
+import { OutsideVaultError } from "./contained-fs";
 
 /** What the server was doing to the file when it failed, as the message words it. */
 export type FsAction = "read" | "write" | "delete" | "move" | "reach";
@@ -26,6 +28,7 @@ export function fsErrorCode(error: unknown): string | undefined {
  * itself when it is not a file-system error (a ToolError such as a conflict passes through).
  */
 export function fsToolError(error: unknown, relative: string, action: FsAction, state: ErrorState = "not_applied"): unknown {
+  if (error instanceof OutsideVaultError) return leadsOutside(relative, state);
   const code = fsErrorCode(error);
   if (code === undefined || error instanceof ToolError) return error;
   const details = { path: relative, cause: code };

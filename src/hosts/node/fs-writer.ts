@@ -6,13 +6,15 @@
 // program wrote to it meanwhile; deletes and moves take exactly the file they checked out of the way.
 // A replaced file keeps its mode (and its owner when the server runs as root); one that no one may
 // write is refused, not replaced.
-import { randomBytes } from "node:crypto";
-import { constants, promises as fs, type BigIntStats } from "node:fs";
+// Every step works in the file's folder as the vault opened and checked it (contained-fs.ts): temp
+// files and second names are made there and renamed there, so a symbolic link swapped in on the way
+// leads no write, rename or delete out of the vault.
+import { closeSync, constants, fstatSync, promises as fs, readSync, type BigIntStats, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import path from "node:path";
 import { ToolError, type ErrorState } from "../../core/errors";
 import { contentHash, sameHash } from "../../core/notes/hash";
 import type { FileStat, Hasher, WritePort } from "../../core/ports";
+import { errorCode, tempFileName, type ContainedFs, type OpenFolder } from "./contained-fs";
 import { fsErrorCode, fsToolError, type FsAction } from "./fs-errors";
 import { TEMP_FILE_PREFIX, isMissing, type FsVault } from "./fs-vault";
 
@@ -21,6 +23,8 @@ const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSY
 
 /** Read so that a trash copy can be restored by the server whatever the note's mode was. */
 const OWNER_READ = 0o400;
+
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /**
  * Points where another program's write is hardest to see: after the file was checked and before it is
@@ -52,23 +56,8 @@ function runsAsRoot(): boolean {
   return process.geteuid?.() === 0;
 }
 
-/** A temp name beside the file; the prefix is all the startup cleanup looks for. */
-function besideName(absolute: string): string {
-  // Short and of fixed length (23 bytes), so a file name up to the 255-byte limit still gets one.
-  return path.join(path.dirname(absolute), `${TEMP_FILE_PREFIX}${randomBytes(8).toString("hex")}`);
-}
-
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   return bytes.length >= prefix.length && Buffer.from(bytes.buffer, bytes.byteOffset, prefix.length).equals(prefix);
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fs.open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** A handle's whole file from its start, whatever the handle read before. */
@@ -85,12 +74,45 @@ async function readAll(handle: FileHandle): Promise<Uint8Array> {
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-async function lstatOrNull(absolute: string): Promise<BigIntStats | null> {
+/** A descriptor's whole file from its start. */
+function readAllFd(fd: number): Uint8Array {
+  const chunks: Buffer[] = [];
+  let position = 0;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** The state and hash of the file a descriptor holds, read now. */
+function seenOf(fd: number, hash: (bytes: Uint8Array) => string): Seen {
+  const stats = fstatSync(fd, { bigint: true });
+  const bytes = readAllFd(fd);
+  return { hash: hash(bytes), size: stats.size, mtimeNs: stats.mtimeNs, mode: Number(stats.mode), uid: Number(stats.uid), gid: Number(stats.gid) };
+}
+
+async function statOrNull(absolute: string, follow: boolean): Promise<BigIntStats | null> {
   try {
-    return await fs.lstat(absolute, { bigint: true });
+    return follow ? await fs.stat(absolute, { bigint: true }) : await fs.lstat(absolute, { bigint: true });
   } catch (error) {
     if (isMissing(error)) return null;
     throw error;
+  }
+}
+
+/** Appends to a file of the folder, never through a link in its name, nor into a folder moved out meanwhile. */
+async function appendTo(folder: OpenFolder, name: string, bytes: Uint8Array): Promise<void> {
+  const handle = await fs.open(folder.at(name), constants.O_WRONLY | constants.O_APPEND | O_NOFOLLOW);
+  try {
+    folder.recheck();
+    await handle.writeFile(bytes);
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
@@ -113,7 +135,7 @@ async function keepAttributes(handle: FileHandle, original: Attributes, addBits 
  * (which needs only the folder's permission). No write bit at all is "read-only" for every user, root
  * included; a server that is not root also needs write permission of its own.
  */
-async function refuseUnwritable(absolute: string, relative: string, original: Attributes, action: "write" | "delete"): Promise<void> {
+async function refuseUnwritable(folder: OpenFolder, name: string, relative: string, original: Attributes, action: "write" | "delete"): Promise<void> {
   if ((original.mode & 0o222) === 0) {
     const octal = (original.mode & 0o777).toString(8).padStart(3, "0");
     throw new ToolError(
@@ -122,7 +144,7 @@ async function refuseUnwritable(absolute: string, relative: string, original: At
       { details: { path: relative, cause: "read_only" } },
     );
   }
-  if (!runsAsRoot() && process.platform !== "win32") await fs.access(absolute, constants.W_OK);
+  if (!runsAsRoot() && process.platform !== "win32") await fs.access(folder.at(name), constants.W_OK);
 }
 
 function changedMeanwhile(relative: string, actual: string | null): ToolError {
@@ -133,17 +155,29 @@ function changedMeanwhile(relative: string, actual: string | null): ToolError {
   );
 }
 
+function systemError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 /**
- * Creates a file's folders inside the vault, never the vault's own folder; a file standing where a
- * folder should be is reported as such.
+ * The stats of the note `name` in the folder, a link followed while it stays inside. A note gone is
+ * a conflict; a link that leads outside is refused as such.
  */
-async function makeFolders(vault: FsVault, dir: string): Promise<void> {
+function noteStats(contained: ContainedFs, folder: OpenFolder, name: string, relative: string): Stats {
+  const stats = contained.statEntry(folder, name);
+  if (stats?.isFile()) return stats;
+  if (stats?.isDirectory()) throw systemError("EISDIR", "a folder");
+  if (stats) throw systemError("EINVAL", "not a regular file");
+  // Missing, or a link that leads outside or nowhere: opening it says which.
+  let opened: { fd: number };
   try {
-    await vault.makeFolder(dir);
+    opened = contained.openRead(folder, name);
   } catch (error) {
-    if (fsErrorCode(error) === "EEXIST") throw Object.assign(new Error("a file stands where a folder should be"), { code: "ENOTDIR" });
+    if (isMissing(error)) throw changedMeanwhile(relative, null);
     throw error;
   }
+  closeSync(opened.fd);
+  throw changedMeanwhile(relative, null);
 }
 
 /** Runs a file-system step on `relative`, its failure turned into an instructive, host-free ToolError. */
@@ -157,98 +191,92 @@ async function onFile<T>(relative: string, action: FsAction, step: () => Promise
 
 /**
  * The file a write is about to replace, held so that what the rename displaced can be compared with
- * what was checked and put back whole: under a second name (a hard link beside it), or, on a file
- * system without hard links, by an open handle. Windows cannot replace a file that is open, so there
- * a file system without hard links keeps the window between the check and the rename.
+ * what was checked and put back whole: under a second name (a hard link beside it, in the same open
+ * folder), or, on a file system without hard links, by an open descriptor. Windows cannot replace a
+ * file that is open, so there a file system without hard links keeps the window between the check and
+ * the rename.
  */
 class HeldFile {
   private aside: string | null;
-  private readonly handle: FileHandle | null;
-  /** The file as the path named it when it was taken; null when nothing holds it. */
-  private readonly identity: BigIntStats | null;
-  private readonly absolute: string;
-  private readonly hash: (bytes: Uint8Array) => string;
 
-  private constructor(absolute: string, hash: (bytes: Uint8Array) => string, aside: string | null, handle: FileHandle | null, identity: BigIntStats | null) {
-    this.absolute = absolute;
-    this.hash = hash;
+  private constructor(
+    private readonly contained: ContainedFs,
+    private readonly folder: OpenFolder,
+    private readonly name: string,
+    private readonly hash: (bytes: Uint8Array) => string,
+    aside: string | null,
+    private fd: number | null,
+    /** The file as its name named it when it was taken; null when nothing holds it. */
+    private readonly identity: BigIntStats | null,
+  ) {
     this.aside = aside;
-    this.handle = handle;
-    this.identity = identity;
   }
 
-  static async take(absolute: string, hash: (bytes: Uint8Array) => string): Promise<HeldFile> {
-    const aside = besideName(absolute);
+  static async take(contained: ContainedFs, folder: OpenFolder, name: string, hash: (bytes: Uint8Array) => string): Promise<HeldFile> {
+    const aside = tempFileName();
     let linked = true;
     try {
-      await fs.link(absolute, aside);
+      await fs.link(folder.at(name), folder.at(aside));
     } catch (error) {
       if (!hasNoHardLinks(error)) throw error;
       linked = false;
     }
     if (linked) {
       try {
-        return new HeldFile(absolute, hash, aside, null, await fs.lstat(aside, { bigint: true }));
+        return new HeldFile(contained, folder, name, hash, aside, null, await fs.lstat(folder.at(aside), { bigint: true }));
       } catch (error) {
-        await fs.rm(aside, { force: true });
+        await fs.rm(folder.at(aside), { force: true });
         throw error;
       }
     }
-    if (process.platform === "win32") return new HeldFile(absolute, hash, null, null, null);
-    const handle = await fs.open(absolute, "r");
+    if (process.platform === "win32") return new HeldFile(contained, folder, name, hash, null, null, null);
+    const { fd } = contained.openRead(folder, name);
     try {
-      return new HeldFile(absolute, hash, null, handle, await handle.stat({ bigint: true }));
+      return new HeldFile(contained, folder, name, hash, null, fd, fstatSync(fd, { bigint: true }));
     } catch (error) {
-      await handle.close();
+      closeSync(fd);
       throw error;
     }
   }
 
-  /** The held file's bytes and state, read now. */
-  async look(): Promise<Seen> {
-    let stats: BigIntStats;
-    let bytes: Uint8Array;
-    if (this.handle) {
-      stats = await this.handle.stat({ bigint: true });
-      bytes = await readAll(this.handle);
-    } else {
-      const source = this.aside ?? this.absolute;
-      stats = await fs.stat(source, { bigint: true });
-      bytes = new Uint8Array(await fs.readFile(source));
+  /** The held file's bytes and state, read now, from what was opened and checked to lie inside. */
+  look(): Seen {
+    if (this.fd !== null) return seenOf(this.fd, this.hash);
+    const { fd } = this.contained.openRead(this.folder, this.aside ?? this.name);
+    try {
+      return seenOf(fd, this.hash);
+    } finally {
+      closeSync(fd);
     }
-    return { hash: this.hash(bytes), size: stats.size, mtimeNs: stats.mtimeNs, mode: Number(stats.mode), uid: Number(stats.uid), gid: Number(stats.gid) };
   }
 
-  /** Whether the path still names the held file: another program's own atomic save may have replaced it. */
+  /** Whether the name still names the held file: another program's own atomic save may have replaced it. */
   async isAt(): Promise<boolean> {
     if (!this.identity) return true;
-    const now = this.aside ? await lstatOrNull(this.absolute) : await fs.stat(this.absolute, { bigint: true }).catch((error: unknown) => {
-      if (isMissing(error)) return null;
-      throw error;
-    });
+    const now = await statOrNull(this.folder.at(this.name), this.aside === null);
     return now !== null && sameFile(now, this.identity);
   }
 
   /** The held file's state now, when it differs from `seen`: written to since. */
-  async changedSince(seen: Seen): Promise<Seen | null> {
+  changedSince(seen: Seen): Seen | null {
     if (!this.identity) return null;
-    const now = await this.look();
+    const now = this.look();
     return sameSeen(now, seen) ? null : now;
   }
 
-  /** Puts the held file back at its path in one step, in place of what is there now. */
+  /** Puts the held file back under its name in one step, in place of what is there now. */
   async putBack(): Promise<void> {
     if (this.aside) {
-      await fs.rename(this.aside, this.absolute);
+      this.folder.recheck();
+      await fs.rename(this.folder.at(this.aside), this.folder.at(this.name));
       this.aside = null;
       return;
     }
-    if (!this.handle) return;
+    if (this.fd === null) return;
     // Without a second name the file can only come back as a copy, mode and owner included.
-    const bytes = await readAll(this.handle);
-    const stats = await this.handle.stat();
-    const temp = besideName(this.absolute);
-    const copy = await fs.open(temp, "wx", 0o600);
+    const bytes = readAllFd(this.fd);
+    const stats = fstatSync(this.fd);
+    const { handle: copy, path: temp } = await this.contained.createTemp(this.folder, { mode: 0o600 });
     try {
       try {
         await copy.writeFile(bytes);
@@ -257,7 +285,8 @@ class HeldFile {
       } finally {
         await copy.close();
       }
-      await fs.rename(temp, this.absolute);
+      this.folder.recheck();
+      await fs.rename(temp, this.folder.at(this.name));
     } catch (error) {
       await fs.rm(temp, { force: true });
       throw error;
@@ -266,9 +295,16 @@ class HeldFile {
 
   /** Lets go of the held file; its second name is only a temp file, removed at the next start at the latest. */
   async release(): Promise<void> {
-    if (this.aside) await fs.rm(this.aside, { force: true }).catch(() => undefined);
+    if (this.aside) await fs.rm(this.folder.at(this.aside), { force: true }).catch(() => undefined);
     this.aside = null;
-    await this.handle?.close().catch(() => undefined);
+    if (this.fd !== null) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // Closed already.
+      }
+      this.fd = null;
+    }
   }
 }
 
@@ -283,36 +319,39 @@ export class FsWriter implements WritePort {
     this.step = step;
   }
 
-  private readonly hash = (bytes: Uint8Array): string => contentHash(bytes, (b) => this.hasher.sha256Hex(b));
-
-  private async currentHash(absolute: string): Promise<string | null> {
-    try {
-      return this.hash(new Uint8Array(await fs.readFile(absolute)));
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+  private get contained(): ContainedFs {
+    return this.vault.contained;
   }
 
-  private async checkUnchanged(absolute: string, relative: string, expectedHash: string | null): Promise<void> {
-    const actual = await this.currentHash(absolute);
+  private readonly hash = (bytes: Uint8Array): string => contentHash(bytes, (b) => this.hasher.sha256Hex(b));
+
+  private async currentHash(folder: OpenFolder, name: string): Promise<string | null> {
+    const bytes = await this.vault.readEntry(folder, name);
+    return bytes === null ? null : this.hash(bytes);
+  }
+
+  private async checkUnchanged(folder: OpenFolder, name: string, relative: string, expectedHash: string | null): Promise<void> {
+    const actual = await this.currentHash(folder, name);
     const unchanged = expectedHash === null ? actual === null : actual !== null && sameHash(actual, expectedHash);
     if (!unchanged) throw changedMeanwhile(relative, actual);
   }
 
   async writeFile(relative: string, bytes: Uint8Array, expectedHash: string | null): Promise<FileStat> {
-    const absolute = this.vault.absolute(relative);
-    await onFile(relative, "write", () => (expectedHash === null ? this.create(absolute, relative, bytes) : this.replace(absolute, relative, bytes, expectedHash)));
-    const stat = await this.vault.stat(relative);
+    const stat = await onFile(relative, "write", () =>
+      this.vault.inFolder(relative, true, async (folder, name) => {
+        if (expectedHash === null) await this.create(folder, name, relative, bytes);
+        else await this.replace(folder, name, relative, bytes, expectedHash);
+        // The file as written, in the folder it was written to, not wherever its path leads by now.
+        return this.vault.statIn(folder, name, relative);
+      }),
+    );
     if (!stat) throw new ToolError("internal", `"${relative}" vanished right after it was written; another program may have moved it. Call note_list to look for it.`, { state: "unknown", retry: "inspect_state" });
     return stat;
   }
 
   /** A new file, with the folder's default mode; one another program made meanwhile is never replaced. */
-  private async create(absolute: string, relative: string, bytes: Uint8Array): Promise<void> {
-    await makeFolders(this.vault, path.dirname(absolute));
-    const temp = besideName(absolute);
-    const handle = await fs.open(temp, "wx");
+  private async create(folder: OpenFolder, name: string, relative: string, bytes: Uint8Array): Promise<void> {
+    const { handle, path: temp } = await this.contained.createTemp(folder);
     try {
       try {
         await handle.writeFile(bytes);
@@ -321,13 +360,15 @@ export class FsWriter implements WritePort {
         await handle.close();
       }
       await this.step?.("checked", relative);
+      // A folder moved out of the vault since it was opened takes no new file.
+      folder.recheck();
       // link() refuses an existing file atomically, where rename() would replace one made since the check.
       try {
-        await fs.link(temp, absolute);
+        await fs.link(temp, folder.at(name));
       } catch (error) {
         if (fsErrorCode(error) === "EEXIST") {
           // A folder there fails the read as "is a folder"; anything else was made meanwhile and stays.
-          const actual = await this.currentHash(absolute);
+          const actual = await this.currentHash(folder, name);
           throw new ToolError(
             "conflict",
             `"${relative}" was made by someone else while this write was prepared${actual === null ? "" : ` (content_hash ${actual})`}; it was left as it is. Read it, then change it with a hash-checked edit or choose another path.`,
@@ -335,34 +376,28 @@ export class FsWriter implements WritePort {
           );
         }
         if (!hasNoHardLinks(error)) throw error;
-        await this.checkUnchanged(absolute, relative, null);
-        await fs.rename(temp, absolute);
+        await this.checkUnchanged(folder, name, relative, null);
+        folder.recheck();
+        await fs.rename(temp, folder.at(name));
       }
     } finally {
       // Whatever happened (a full disk mid-write, a conflict, the link made), the temp name goes now.
       await fs.rm(temp, { force: true });
     }
     // In place: from here on a failure leaves the new bytes, perhaps not yet durable.
-    await onFile(relative, "write", () => syncDirectory(path.dirname(absolute)), "unknown");
+    await onFile(relative, "write", () => folder.sync(), "unknown");
   }
 
   /**
    * Replaces a file whose bytes must still hash to `expectedHash`. The file is taken hold of, checked,
-   * and renamed over only while its path still names it; after the rename, what it displaced must be
+   * and renamed over only while its name still names it; after the rename, what it displaced must be
    * as checked, or it is put back and the write is a conflict that applied nothing.
    */
-  private async replace(absolute: string, relative: string, bytes: Uint8Array, expectedHash: string): Promise<void> {
-    let before: Attributes;
-    try {
-      before = await fs.stat(absolute);
-    } catch (error) {
-      if (isMissing(error)) throw changedMeanwhile(relative, null);
-      throw error;
-    }
-    await refuseUnwritable(absolute, relative, before, "write");
-    const temp = besideName(absolute);
+  private async replace(folder: OpenFolder, name: string, relative: string, bytes: Uint8Array, expectedHash: string): Promise<void> {
+    const before = noteStats(this.contained, folder, name, relative);
+    await refuseUnwritable(folder, name, relative, before, "write");
     // Private until it has the old file's mode: it holds the new bytes of what may be a private note.
-    const handle = await fs.open(temp, "wx+", 0o600);
+    const { handle, path: temp } = await this.contained.createTemp(folder, { mode: 0o600, read: true });
     let renamed = false;
     try {
       await handle.writeFile(bytes);
@@ -371,29 +406,31 @@ export class FsWriter implements WritePort {
       const ours = await handle.stat({ bigint: true });
       let held: HeldFile;
       try {
-        held = await HeldFile.take(absolute, this.hash);
+        held = await HeldFile.take(this.contained, folder, name, this.hash);
       } catch (error) {
         if (isMissing(error)) throw changedMeanwhile(relative, null);
         throw error;
       }
       try {
-        const seen = await held.look();
+        const seen = held.look();
         if (!sameHash(seen.hash, expectedHash)) throw changedMeanwhile(relative, seen.hash);
         if (seen.mode !== before.mode || seen.uid !== before.uid || seen.gid !== before.gid) {
-          await refuseUnwritable(absolute, relative, seen, "write");
+          await refuseUnwritable(folder, name, relative, seen, "write");
           await keepAttributes(handle, seen);
         }
         await this.step?.("checked", relative);
-        if (!(await held.isAt())) throw changedMeanwhile(relative, await this.currentHash(absolute));
-        await fs.rename(temp, absolute);
+        // A folder moved out of the vault since it was opened takes no rename.
+        folder.recheck();
+        if (!(await held.isAt())) throw changedMeanwhile(relative, await this.currentHash(folder, name));
+        await fs.rename(temp, folder.at(name));
         renamed = true;
         try {
           // Made durable first: the moment that takes lets a program that opened the old file just
           // before the rename finish its write to it, which the comparison below then sees.
-          await syncDirectory(path.dirname(absolute));
+          await folder.sync();
           await this.step?.("swapped", relative);
           // A program that opened the old file before the rename may have written to it up to now.
-          if (await held.changedSince(seen)) await this.putBack(absolute, relative, held, ours, handle, bytes);
+          if (held.changedSince(seen)) await this.putBack(folder, name, relative, held, ours, handle, bytes);
         } catch (error) {
           throw fsToolError(error, relative, "write", "unknown");
         }
@@ -410,21 +447,21 @@ export class FsWriter implements WritePort {
    * The other program's version goes back in place of this write's, and whatever was appended to this
    * write's file in the moment between goes on its end: nothing another program wrote is lost.
    */
-  private async putBack(absolute: string, relative: string, held: HeldFile, ours: Identity, handle: FileHandle, bytes: Uint8Array): Promise<never> {
-    const current = await lstatOrNull(absolute);
+  private async putBack(folder: OpenFolder, name: string, relative: string, held: HeldFile, ours: Identity, handle: FileHandle, bytes: Uint8Array): Promise<never> {
+    const current = await statOrNull(folder.at(name), false);
     if (current === null || !sameFile(current, ours)) {
       throw new ToolError(
         "conflict",
         `"${relative}" was changed by another program while this write was made, and then replaced by it once more; its newest version is in place and this write is not. Read it again and redo the change.`,
-        { state: "unknown", retry: "inspect_state", details: { path: relative, content_hash: await this.currentHash(absolute) } },
+        { state: "unknown", retry: "inspect_state", details: { path: relative, content_hash: await this.currentHash(folder, name) } },
       );
     }
     await held.putBack();
     const after = await readAll(handle);
     const appended = after.length > bytes.length && startsWith(after, bytes);
-    if (appended) await fs.appendFile(absolute, after.subarray(bytes.length));
-    await syncDirectory(path.dirname(absolute));
-    const actual = await this.currentHash(absolute);
+    if (appended) await appendTo(folder, name, after.subarray(bytes.length));
+    await folder.sync();
+    const actual = await this.currentHash(folder, name);
     // This write's file rewritten (not appended to) in that moment: that rewrite is gone with it.
     const whole = appended || after.length === bytes.length;
     throw new ToolError(
@@ -435,9 +472,12 @@ export class FsWriter implements WritePort {
   }
 
   async removeFile(relative: string, expectedHash: string): Promise<void> {
-    const absolute = this.vault.absolute(relative);
-    await onFile(relative, "delete", () => this.remove(absolute, relative, expectedHash));
-    await onFile(relative, "delete", () => syncDirectory(path.dirname(absolute)), "unknown");
+    await onFile(relative, "delete", () =>
+      this.vault.inFolder(relative, false, async (folder, name) => {
+        await this.remove(folder, name, relative, expectedHash);
+        await onFile(relative, "delete", () => folder.sync(), "unknown");
+      }),
+    );
   }
 
   /**
@@ -445,48 +485,38 @@ export class FsWriter implements WritePort {
    * is there out of the way before it is checked, so a version another program saves meanwhile is
    * never removed; one that still writes to the taken file gets it back.
    */
-  private async remove(absolute: string, relative: string, expectedHash: string): Promise<void> {
-    let before: Attributes;
+  private async remove(folder: OpenFolder, name: string, relative: string, expectedHash: string): Promise<void> {
+    const before = noteStats(this.contained, folder, name, relative);
+    await refuseUnwritable(folder, name, relative, before, "delete");
+    const aside = tempFileName();
+    folder.recheck();
     try {
-      before = await fs.stat(absolute);
+      await fs.rename(folder.at(name), folder.at(aside));
     } catch (error) {
       if (isMissing(error)) throw changedMeanwhile(relative, null);
       throw error;
     }
-    await refuseUnwritable(absolute, relative, before, "delete");
-    const aside = besideName(absolute);
+    let fd: number;
     try {
-      await fs.rename(absolute, aside);
+      fd = this.contained.openRead(folder, aside).fd;
     } catch (error) {
-      if (isMissing(error)) throw changedMeanwhile(relative, null);
-      throw error;
-    }
-    let handle: FileHandle;
-    try {
-      handle = await fs.open(aside, "r");
-    } catch (error) {
-      await this.returnTaken(aside, absolute, relative);
+      await this.returnTaken(folder, aside, name, relative);
       throw error;
     }
     try {
-      const look = async (): Promise<Seen> => {
-        const stats = await handle.stat({ bigint: true });
-        const bytes = await readAll(handle);
-        return { hash: this.hash(bytes), size: stats.size, mtimeNs: stats.mtimeNs, mode: Number(stats.mode), uid: Number(stats.uid), gid: Number(stats.gid) };
-      };
-      const seen = await look();
+      const seen = seenOf(fd, this.hash);
       if (!sameHash(seen.hash, expectedHash)) {
-        await this.returnTaken(aside, absolute, relative);
+        await this.returnTaken(folder, aside, name, relative);
         throw changedMeanwhile(relative, seen.hash);
       }
       await this.step?.("checked", relative);
-      await fs.unlink(aside);
+      await fs.unlink(folder.at(aside));
       await this.step?.("swapped", relative);
       // Written to through a handle opened before: its bytes come back, as a copy, since the file is gone.
-      const now = await look();
+      const now = seenOf(fd, this.hash);
       if (!sameSeen(now, seen)) {
         try {
-          await this.restoreCopy(absolute, relative, await readAll(handle), now);
+          await this.restoreCopy(folder, name, relative, readAllFd(fd), now);
         } catch (error) {
           throw fsToolError(error, relative, "delete", "unknown");
         }
@@ -497,33 +527,31 @@ export class FsWriter implements WritePort {
         );
       }
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   }
 
-  /** Puts a file taken aside back at its path, where another program may have made a new one since. */
-  private async returnTaken(aside: string, absolute: string, relative: string): Promise<void> {
+  /** Puts a file taken aside back under its name, where another program may have made a new one since. */
+  private async returnTaken(folder: OpenFolder, aside: string, name: string, relative: string): Promise<void> {
     try {
-      await fs.link(aside, absolute);
-      await fs.rm(aside, { force: true });
+      folder.recheck();
+      await fs.link(folder.at(aside), folder.at(name));
+      await fs.rm(folder.at(aside), { force: true });
       return;
     } catch (error) {
       const code = fsErrorCode(error);
       if (code !== "EEXIST" && !hasNoHardLinks(error)) throw fsToolError(error, relative, "delete", "unknown");
     }
-    // A file made at the path in that moment holds only what was written since: it goes on the end of the older one.
-    const newer = await fs.readFile(absolute).catch((error: unknown) => {
-      if (isMissing(error)) return null;
-      throw error;
-    });
-    if (newer !== null) await fs.appendFile(aside, newer);
-    await fs.rename(aside, absolute);
+    // A file made at the name in that moment holds only what was written since: it goes on the end of the older one.
+    const newer = await this.vault.readEntry(folder, name);
+    if (newer !== null) await appendTo(folder, aside, newer);
+    folder.recheck();
+    await fs.rename(folder.at(aside), folder.at(name));
   }
 
-  /** A deleted file's last bytes back at its path, with its mode (and owner, as root); a file made there since stays and gets them on its end. */
-  private async restoreCopy(absolute: string, relative: string, bytes: Uint8Array, original: Attributes): Promise<void> {
-    const temp = besideName(absolute);
-    const handle = await fs.open(temp, "wx", 0o600);
+  /** A deleted file's last bytes back under its name, with its mode (and owner, as root); a file made there since stays and gets them on its end. */
+  private async restoreCopy(folder: OpenFolder, name: string, relative: string, bytes: Uint8Array, original: Attributes): Promise<void> {
+    const { handle, name: temp } = await this.contained.createTemp(folder, { mode: 0o600 });
     try {
       try {
         await handle.writeFile(bytes);
@@ -532,30 +560,39 @@ export class FsWriter implements WritePort {
       } finally {
         await handle.close();
       }
-      await this.returnTaken(temp, absolute, relative);
+      await this.returnTaken(folder, temp, name, relative);
     } finally {
-      await fs.rm(temp, { force: true });
+      await fs.rm(folder.at(temp), { force: true });
     }
   }
 
   async renameFile(from: string, to: string): Promise<void> {
-    const source = this.vault.absolute(from);
-    const target = this.vault.absolute(to);
-    const linked = await onFile(to, "move", () => this.placeAt(source, target, to));
-    // The file is at its new path: a failure from here on may leave it at both.
-    await onFile(from, "move", async () => {
-      if (linked) await this.releaseSource(source, target, from, linked);
-      await syncDirectory(path.dirname(target));
-      if (path.dirname(source) !== path.dirname(target)) await syncDirectory(path.dirname(source));
-    }, "unknown");
+    await onFile(from, "move", () =>
+      this.vault.inFolder(from, false, (sourceFolder, fromName) =>
+        onFile(to, "move", () =>
+          this.vault.inFolder(to, true, async (targetFolder, toName) => {
+            const linked = await this.placeAt(sourceFolder, fromName, targetFolder, toName, to);
+            // The file is at its new path: a failure from here on may leave it at both.
+            await onFile(from, "move", async () => {
+              if (linked) await this.releaseSource(sourceFolder, fromName, targetFolder, toName, from, linked);
+              await targetFolder.sync();
+              if (sourceFolder.real !== targetFolder.real) await sourceFolder.sync();
+            }, "unknown");
+          }),
+        ),
+      ),
+    );
   }
 
   /**
-   * Puts the file at its new path, by a hard link (the file linked, as it was then) or a rename (null);
+   * Puts the file at its new name, by a hard link (the file linked, as it was then) or a rename (null);
    * refuses an existing target.
    */
-  private async placeAt(source: string, target: string, to: string): Promise<BigIntStats | null> {
-    await makeFolders(this.vault, path.dirname(target));
+  private async placeAt(sourceFolder: OpenFolder, fromName: string, targetFolder: OpenFolder, toName: string, to: string): Promise<BigIntStats | null> {
+    const source = sourceFolder.at(fromName);
+    const target = targetFolder.at(toName);
+    sourceFolder.recheck();
+    targetFolder.recheck();
     // link() refuses an existing target atomically, where rename() would replace it.
     try {
       await fs.link(source, target);
@@ -574,26 +611,28 @@ export class FsWriter implements WritePort {
    * Removes the old name of a file moved by a hard link, but only while it still names that file: a
    * version another program saved there since is newer, stays, and the move is taken back.
    */
-  private async releaseSource(source: string, target: string, from: string, linked: Identity): Promise<void> {
+  private async releaseSource(sourceFolder: OpenFolder, fromName: string, targetFolder: OpenFolder, toName: string, from: string, linked: Identity): Promise<void> {
     await this.step?.("checked", from);
-    const aside = besideName(source);
+    const aside = tempFileName();
+    sourceFolder.recheck();
     try {
-      await fs.rename(source, aside);
+      await fs.rename(sourceFolder.at(fromName), sourceFolder.at(aside));
     } catch (error) {
       // Deleted meanwhile by someone else: the file lives on at its new path.
       if (isMissing(error)) return;
       throw error;
     }
-    if (sameFile(await fs.lstat(aside, { bigint: true }), linked)) {
-      await fs.unlink(aside);
+    if (sameFile(await fs.lstat(sourceFolder.at(aside), { bigint: true }), linked)) {
+      await fs.unlink(sourceFolder.at(aside));
       return;
     }
-    await this.returnTaken(aside, source, from);
+    await this.returnTaken(sourceFolder, aside, fromName, from);
     // The new name goes only while it still names the linked file: it was not there before.
-    const undo = besideName(target);
-    await fs.rename(target, undo);
-    if (sameFile(await fs.lstat(undo, { bigint: true }), linked)) await fs.unlink(undo);
-    else await this.returnTaken(undo, target, from);
+    const undo = tempFileName();
+    targetFolder.recheck();
+    await fs.rename(targetFolder.at(toName), targetFolder.at(undo));
+    if (sameFile(await fs.lstat(targetFolder.at(undo), { bigint: true }), linked)) await fs.unlink(targetFolder.at(undo));
+    else await this.returnTaken(targetFolder, undo, toName, from);
     throw new ToolError(
       "conflict",
       `"${from}" was replaced by another program while it was being moved; that version stays at "${from}" and nothing was moved. Read it again, then move it.`,
@@ -605,83 +644,123 @@ export class FsWriter implements WritePort {
     return onFile(relative, "write", () => this.writeHiddenFile(relative, bytes, copyOf));
   }
 
-  private async writeHiddenFile(relative: string, bytes: Uint8Array, copyOf: string | undefined): Promise<boolean> {
-    const absolute = this.vault.absolute(relative);
-    await makeFolders(this.vault, path.dirname(absolute));
-    // A copy of a private note stays private: the note's mode (and owner, as root), not the default.
-    const original = copyOf === undefined ? null : await fs.stat(this.vault.absolute(copyOf)).catch(() => null);
-    let created = false;
+  /** The mode and owner of a vault file, reached through its checked folder; null when it cannot be read. */
+  private async attributesOf(relative: string): Promise<Attributes | null> {
     try {
-      const handle = await fs.open(absolute, "wx", original ? 0o600 : 0o666);
-      created = true;
-      try {
-        await handle.writeFile(bytes);
-        if (original) await keepAttributes(handle, original, OWNER_READ);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      return true;
-    } catch (error) {
-      if (!created && (error as { code?: string }).code === "EEXIST") return false;
-      // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
-      if (created) await fs.rm(absolute, { force: true });
-      throw error;
+      return await this.vault.inFolder(relative, false, (folder, name) => Promise.resolve(this.contained.statEntry(folder, name)));
+    } catch {
+      return null;
     }
   }
 
+  private async writeHiddenFile(relative: string, bytes: Uint8Array, copyOf: string | undefined): Promise<boolean> {
+    // A copy of a private note stays private: the note's mode (and owner, as root), not the default.
+    const original = copyOf === undefined ? null : await this.attributesOf(copyOf);
+    return this.vault.inFolder(relative, true, async (folder, name) => {
+      let created = false;
+      try {
+        const handle = await this.contained.createNew(folder, name, { mode: original ? 0o600 : 0o666 });
+        created = true;
+        try {
+          await handle.writeFile(bytes);
+          if (original) await keepAttributes(handle, original, OWNER_READ);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        return true;
+      } catch (error) {
+        if (!created && errorCode(error) === "EEXIST") return false;
+        // A copy cut short (a full disk) is no copy: it would pass for a trashed empty or shortened note.
+        if (created) await fs.rm(folder.at(name), { force: true });
+        throw error;
+      }
+    });
+  }
   async readHidden(relative: string): Promise<Uint8Array | null> {
-    try {
-      return new Uint8Array(await fs.readFile(this.vault.absolute(relative)));
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw fsToolError(error, relative, "read");
-    }
+    return this.vault.readIfPresent(relative);
   }
 
   async listHidden(folder: string): Promise<FileStat[]> {
-    let names: string[];
+    let open: OpenFolder;
     try {
-      names = await fs.readdir(this.vault.absolute(folder));
+      open = this.vault.contained.openFolder(this.vault.absolute(folder));
     } catch {
       return [];
     }
-    const out: FileStat[] = [];
-    for (const name of names) {
+    try {
+      let names: string[];
       try {
-        const stats = await fs.stat(this.vault.absolute(`${folder}/${name}`));
-        if (stats.isFile()) out.push({ path: `${folder}/${name}`, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.ctimeMs) });
+        names = await fs.readdir(open.path);
       } catch {
-        // Purged meanwhile.
+        return [];
       }
+      const out: FileStat[] = [];
+      for (const name of names) {
+        try {
+          const stats = await fs.lstat(open.at(name));
+          if (stats.isFile()) out.push({ path: `${folder}/${name}`, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.ctimeMs) });
+        } catch {
+          // Purged meanwhile.
+        }
+      }
+      return out.sort((a, b) => (a.path < b.path ? -1 : 1));
+    } finally {
+      open.close();
     }
-    return out.sort((a, b) => (a.path < b.path ? -1 : 1));
   }
 
   async removeHidden(relative: string): Promise<void> {
-    await onFile(relative, "delete", () => fs.rm(this.vault.absolute(relative), { force: true }));
+    await onFile(relative, "delete", async () => {
+      try {
+        await this.vault.inFolder(relative, false, (folder, name) => fs.rm(folder.at(name), { force: true }));
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+    });
   }
 
   /** Leftovers of writes cut short by a crash; they never hold the only copy of anything. */
   async removeStaleTempFiles(): Promise<number> {
     let removed = 0;
-    const walk = async (dir: string): Promise<void> => {
+    const contained = this.vault.contained;
+    const walk = async (folder: OpenFolder): Promise<void> => {
       let entries;
       try {
-        entries = await fs.readdir(dir, { withFileTypes: true });
+        entries = await fs.readdir(folder.path, { withFileTypes: true });
       } catch {
         return;
       }
       for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory() && !entry.name.startsWith(".")) await walk(full);
-        else if (entry.isFile() && entry.name.startsWith(TEMP_FILE_PREFIX)) {
-          await fs.rm(full, { force: true });
+        if (entry.isDirectory() && !entry.name.startsWith(".")) {
+          let child: OpenFolder;
+          try {
+            child = contained.openChild(folder, entry.name);
+          } catch {
+            continue;
+          }
+          try {
+            await walk(child);
+          } finally {
+            child.close();
+          }
+        } else if (entry.isFile() && entry.name.startsWith(TEMP_FILE_PREFIX)) {
+          await fs.rm(folder.at(entry.name), { force: true });
           removed += 1;
         }
       }
     };
-    await walk(this.vault.root);
+    let root: OpenFolder;
+    try {
+      root = contained.openFolder(this.vault.root);
+    } catch {
+      return 0;
+    }
+    try {
+      await walk(root);
+    } finally {
+      root.close();
+    }
     return removed;
   }
 }

@@ -5,7 +5,7 @@ import { describeFailure } from "../../core/errors";
 import { promises as fs } from "node:fs";
 import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
-import { GitHistory, UnavailableHistory } from "../../history/git-history";
+import { GitHistory, UnavailableHistory, type VaultFiles } from "../../history/git-history";
 
 export interface OpenHistoryOptions {
   vault: string;
@@ -18,6 +18,8 @@ export interface OpenHistoryOptions {
   baseline?: () => Promise<string[]>;
   /** Pushed to after commits, in the background; failures are logged, never raised. */
   push?: RemotePush;
+  /** The host's reads of the vault's files (see GitHistoryOptions.vaultFiles). */
+  vaultFiles?: VaultFiles;
 }
 
 export interface RemotePush {
@@ -37,6 +39,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       clock: options.clock,
       ...(options.author ? { author: options.author } : {}),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      ...(options.vaultFiles ? { vaultFiles: options.vaultFiles } : {}),
       ...(options.push
         ? {
             push: {

@@ -2,7 +2,7 @@
 // data folder, the watcher, and a quiet-period persist so that bursts of edits write one snapshot.
 import { describeFailure } from "../../core/errors";
 import { createHash } from "node:crypto";
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
@@ -111,7 +111,7 @@ export class NodeVaultHost {
       trashRetentionDays: options.trashRetentionDays,
       name: options.name,
       vault: this.vault,
-      metadata: new NodeMetadata({ readNote: (path) => readNoteText(this.vault.root, path) }),
+      metadata: new NodeMetadata({ readNote: (path) => this.vault.readTextSync(path) }),
       store: new FileIndexStore(vaultDataDir(options.dataDir, options.name, options.root)),
       transactions: new FileTransactionStore(path.join(vaultDataDir(options.dataDir, options.name, options.root), "transactions")),
       ...(onTransactionEvent ? { onTransactionEvent } : {}),
@@ -123,6 +123,7 @@ export class NodeVaultHost {
         ? {
             bulk: new WorkerBulkIngest({
               root: this.vault.root,
+              diskPath: (relative) => this.vault.diskPath(relative),
               vault: options.name,
               logger: options.logger,
               ...(options.ingestWorkers !== undefined ? { workers: options.ingestWorkers } : {}),
@@ -151,6 +152,7 @@ export class NodeVaultHost {
         ...(settings.author ? { author: settings.author } : {}),
         ...(settings.push ? { push: settings.push } : {}),
         baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
+        vaultFiles: { entry: (relative) => this.vault.historyEntry(relative) },
       });
       this.engine.attachHistory(this.history);
     }
@@ -323,17 +325,3 @@ export class NodeVaultHost {
   }
 }
 
-/**
- * A note's text read synchronously, for the metadata port's fallback (a snapshot's metadata that cannot
- * be read); null when it cannot be read or leads outside the vault.
- */
-function readNoteText(root: string, relative: string): string | null {
-  try {
-    const realRoot = realpathSync(root);
-    const target = realpathSync(path.join(root, ...relative.split("/")));
-    if (target !== realRoot && !target.startsWith(realRoot + path.sep)) return null;
-    return readFileSync(target, "utf8");
-  } catch {
-    return null;
-  }
-}

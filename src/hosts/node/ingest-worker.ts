@@ -2,7 +2,7 @@
 // parses and tokenizes them exactly as the engine would (core/vault/note-document.ts) and sends back
 // one batch per job, its postings already grouped by term. Reading synchronously is right here: this
 // thread has nothing else to do, and it spares the promise round trips of four calls per file.
-import { readFileSync } from "node:fs";
+import { closeSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
 import { contentHash } from "../../core/notes/hash";
@@ -13,17 +13,44 @@ import type { IngestedFile } from "../../core/ports";
 import { IndexBuilder } from "../../core/search/index-builder";
 import { canvasDocument, linkpathsOf, noteDocument } from "../../core/vault/note-document";
 import { factsRecord } from "../../core/vault/stored-facts";
+import { ContainedFs, type OpenFolder } from "./contained-fs";
 import { nodeHasher } from "./services";
 import type { IngestJob, WorkerReply } from "./bulk-ingest";
 
-const root = (workerData as { root: string }).root;
+const { root, realRoot } = workerData as { root: string; realRoot: string };
+// The same checked opens as the engine's own reads (fs-vault.ts): a link swapped in leads no read out.
+const contained = new ContainedFs(() => realRoot);
 const builder = new IndexBuilder();
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
-function ingest(relative: string): IngestedFile {
+// A job's files come sorted by path, so most share the folder of the one before: it stays open.
+let open: { dir: string; folder: OpenFolder } | null = null;
+
+function folderOf(dir: string): OpenFolder {
+  if (open?.dir === dir) return open.folder;
+  open?.folder.close();
+  open = null;
+  const folder = contained.resolveFolder(path.join(root, ...dir.split("/")));
+  open = { dir, folder };
+  return folder;
+}
+
+/** The file's bytes, read from what was opened inside the vault; `disk` is its path with the names on disk. */
+function read(disk: string): Uint8Array {
+  const slash = disk.lastIndexOf("/");
+  const folder = folderOf(slash < 0 ? "" : disk.slice(0, slash));
+  const fd = contained.openRead(folder, disk.slice(slash + 1)).fd;
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function ingest(relative: string, disk: string): IngestedFile {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path.join(root, ...relative.split("/")));
+    bytes = read(disk);
   } catch {
     return { path: relative, hash: null };
   }
@@ -62,7 +89,13 @@ function gatherMetadata(files: IngestedFile[]): ArrayBuffer {
 parentPort!.on("message", (job: IngestJob) => {
   let reply: WorkerReply;
   try {
-    const files = job.paths.map(ingest);
+    let files: IngestedFile[];
+    try {
+      files = job.paths.map((relative, at) => ingest(relative, job.disk?.[at] ?? relative));
+    } finally {
+      open?.folder.close();
+      open = null;
+    }
     const index = builder.take();
     reply = { job: job.job, files, index };
     parentPort!.postMessage(reply, [index.lengths.buffer as ArrayBuffer, index.runs.buffer as ArrayBuffer, gatherMetadata(files)]);

@@ -1,5 +1,5 @@
 // note_backlinks and note_related: the link graph around one note.
-import { resolveVaultPath, stripSubpath } from "../../core/notes/paths";
+import { stripSubpath } from "../../core/notes/paths";
 import type { CachedMetadata } from "../../core/notes/metadata";
 import type { VaultEngine } from "../../core/vault/types";
 import { limitField, pathField, requireNote, vaultField } from "../common";
@@ -58,7 +58,7 @@ export const noteBacklinks = defineTool({
   annotations: READ_ONLY,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
-    const path = resolveVaultPath(args.path, { note: true });
+    const { path } = await engine.resolve(args.path, { note: true });
     const exists = engine.file(path) !== undefined;
     const incomingMap = exists ? engine.incoming(path) : pendingIncoming(engine, path);
     const incoming = [...incomingMap.entries()]
@@ -183,7 +183,7 @@ export const noteRelated = defineTool({
   annotations: READ_ONLY,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
-    const path = resolveVaultPath(args.path, { note: true });
+    const { path } = await engine.resolve(args.path, { note: true });
     requireNote(engine.file(path), path, engine.name);
     const related = relatedNotes(engine, path);
     const items = related.slice(0, args.limit).map((entry) => ({ ...entry, title: engine.summary(entry.path)?.title ?? entry.path }));

@@ -2,7 +2,6 @@
 import { fileFilter, globField, hasAllTags, limitField, offsetField, page, prefixField, tagsField, vaultField } from "../common";
 import { object, optional, string, withDefault } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
-import { resolveVaultPath } from "../../core/notes/paths";
 
 export const tagList = defineTool({
   name: "tag_list",
@@ -55,7 +54,7 @@ export const taskList = defineTool({
   annotations: READ_ONLY,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
-    const only = args.path !== undefined ? resolveVaultPath(args.path, { note: true }) : undefined;
+    const only = args.path !== undefined ? (await engine.resolve(args.path, { note: true })).path : undefined;
     const keep = fileFilter(args, ctx.now());
     const tasks: Array<{ path: string; line: number; text: string; done: boolean; status: string; heading: string | null }> = [];
     for (const file of engine.files()) {

@@ -6,7 +6,7 @@ import { decodeNote } from "../../core/write/text";
 import { iso, limitField, offsetField, pathField, vaultField } from "../common";
 import { object, optional } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
-import { isBinary, requireHistory, resolveHistoryPath, revisionField } from "./common";
+import { isBinary, requireHistory, revisionField } from "./common";
 
 export const noteHistory = defineTool({
   name: "note_history",
@@ -19,7 +19,7 @@ export const noteHistory = defineTool({
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const history = requireHistory(engine, "note_history");
-    const path = await resolveHistoryPath(engine, args.path);
+    const path = (await engine.resolve(args.path, { note: "or-attachment" })).path;
     const found = await history.log(path, args.offset + args.limit + 1);
     const more = found.length > args.offset + args.limit;
     const revisions = found.slice(args.offset, args.offset + args.limit).map((entry) => {
@@ -75,7 +75,7 @@ export const noteDiff = defineTool({
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const history = requireHistory(engine, "note_diff");
-    const path = await resolveHistoryPath(engine, args.path);
+    const path = (await engine.resolve(args.path, { note: "or-attachment" })).path;
     let from = args.from;
     if (from === undefined || from === "") {
       const newest = (await history.log(path, 1))[0];

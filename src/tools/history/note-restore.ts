@@ -7,7 +7,7 @@ import { pathField, vaultField } from "../common";
 import { object } from "../schema";
 import { defineTool } from "../types";
 import { actorOf, contentHashField, dryRunField, reasonField, REPLACES_NOTE, writeResult } from "../write/common";
-import { requireHistory, resolveHistoryPath, revisionField } from "./common";
+import { requireHistory, revisionField } from "./common";
 
 export const noteRestore = defineTool({
   name: "note_restore",
@@ -27,7 +27,7 @@ export const noteRestore = defineTool({
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const history = requireHistory(engine, "note_restore");
-    const path = await resolveHistoryPath(engine, args.path);
+    const path = (await engine.resolve(args.path, { note: "or-attachment" })).path;
     const bytes = await history.readAt(path, args.revision);
     if (bytes === null) {
       throw new ToolError(

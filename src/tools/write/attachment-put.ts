@@ -2,7 +2,7 @@
 // embed to paste into a note. Only an allow-list of extensions (SPEC §5): nothing executable, and
 // notes go through the note tools so they get the note guards.
 import { ToolError } from "../../core/errors";
-import { basename, extname } from "../../core/notes/paths";
+import { ATTACHMENT_EXTENSIONS, basename, extname } from "../../core/notes/paths";
 import { findSecrets } from "../../core/write/secrets";
 import { svgScriptProblem } from "../../core/write/svg";
 import type { VaultEngine } from "../../core/vault/types";
@@ -12,9 +12,6 @@ import { defineTool } from "../types";
 import { actorOf, dryRunField, reasonField, REPLACES_NOTE, writeResult } from "./common";
 
 export const MAX_ATTACHMENT_BYTES = 32 * 1024 * 1024;
-export const ATTACHMENT_EXTENSIONS: readonly string[] = [
-  "png", "jpg", "jpeg", "gif", "webp", "svg", "pdf", "txt", "csv", "json", "yaml", "yml", "mp3", "m4a", "wav", "canvas",
-];
 /** Extensions whose bytes are text a person reads, so the credential guard applies to them too. */
 const TEXT_EXTENSIONS = new Set(["svg", "txt", "csv", "json", "yaml", "yml", "canvas"]);
 

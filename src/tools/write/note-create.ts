@@ -3,7 +3,7 @@ import { pathField, vaultField } from "../common";
 import { boolean, object, withDefault } from "../schema";
 import { defineTool } from "../types";
 import { actorOf, contentField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
-import { resolveNoteTarget, toLf } from "./edit-common";
+import { toLf } from "./edit-common";
 
 export const noteCreate = defineTool({
   name: "note_create",
@@ -22,7 +22,7 @@ export const noteCreate = defineTool({
   annotations: WRITES_NOTE,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
-    const { path } = await resolveNoteTarget(engine, args.path);
+    const { path } = await engine.resolve(args.path, { note: "only" });
     const content = toLf(args.content);
     const result = await engine.writes.write({
       path,

@@ -3,7 +3,7 @@ import { pathField, vaultField } from "../common";
 import { object } from "../schema";
 import { defineTool } from "../types";
 import { actorOf, contentHashField, dryRunField, reasonField, REPLACES_NOTE, writeResult } from "./common";
-import { missingNote, resolveNoteTarget } from "./edit-common";
+import { missingNote } from "./edit-common";
 
 export const noteDelete = defineTool({
   name: "note_delete",
@@ -15,7 +15,7 @@ export const noteDelete = defineTool({
   annotations: REPLACES_NOTE,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
-    const { path, stat } = await resolveNoteTarget(engine, args.path);
+    const { path, stat } = await engine.resolve(args.path, { note: "only" });
     if (!stat) throw missingNote(path, engine.name, "Nothing was deleted. Check the path with note_search or note_list.");
     const linkedFrom = [...engine.incoming(path).keys()].filter((source) => source !== path).sort();
     const result = await engine.writes.remove({ path, tool: "note_delete", actor: actorOf(ctx), expected_hash: args.content_hash, dry_run: args.dry_run, reason: args.reason });

@@ -5,7 +5,7 @@ import { pathField, vaultField } from "../common";
 import { boolean, object, string, withDefault } from "../schema";
 import { defineTool } from "../types";
 import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
-import { missingNote, resolveNoteTarget, toLf } from "./edit-common";
+import { missingNote, toLf } from "./edit-common";
 
 const MAX_LINES_LISTED = 20;
 
@@ -102,7 +102,7 @@ export const noteEdit = defineTool({
     if (toLf(args.old_string) === toLf(args.new_string)) {
       throw new ToolError("invalid_argument", "old_string and new_string are identical, so nothing would change. Pass the changed text as new_string.");
     }
-    const { path, stat } = await resolveNoteTarget(engine, args.path);
+    const { path, stat } = await engine.resolve(args.path, { note: "only" });
     if (!stat) throw missingNote(path, engine.name, "Find the right path with note_search or note_list, or create the note with note_create.");
     let replacements = 0;
     const result = await engine.writes.write({

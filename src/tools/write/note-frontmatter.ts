@@ -7,7 +7,7 @@ import { pathField, vaultField } from "../common";
 import { object, optional, record, stringList } from "../schema";
 import { defineTool } from "../types";
 import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
-import { missingNote, resolveNoteTarget } from "./edit-common";
+import { missingNote } from "./edit-common";
 
 export interface FrontmatterRequest {
   set?: Record<string, unknown> | undefined;
@@ -170,7 +170,7 @@ export const noteFrontmatter = defineTool({
     if (asked === 0) {
       throw new ToolError("invalid_argument", "Nothing to change: pass set, unset, add_tags, remove_tags, add_aliases or remove_aliases. To read the properties call note_outline.");
     }
-    const { path, stat } = await resolveNoteTarget(engine, args.path);
+    const { path, stat } = await engine.resolve(args.path, { note: "only" });
     if (!stat) throw missingNote(path, engine.name, "Find the right path with note_search or note_list, or create the note with note_create.");
     let outcome: { tags?: string[]; aliases?: string[] } = {};
     const result = await engine.writes.write({

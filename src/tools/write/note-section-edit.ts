@@ -6,7 +6,7 @@ import { pathField, vaultField } from "../common";
 import { boolean, object, optional, string, withDefault } from "../schema";
 import { defineTool } from "../types";
 import { actorOf, contentHashField, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
-import { missingNote, resolveNoteTarget } from "./edit-common";
+import { missingNote } from "./edit-common";
 
 function sectionMode(value: string): SectionEditMode {
   const mode = SECTION_EDIT_MODES.find((known) => known === value);
@@ -39,7 +39,7 @@ export const noteSectionEdit = defineTool({
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const mode = sectionMode(args.mode);
-    const { path, stat } = await resolveNoteTarget(engine, args.path);
+    const { path, stat } = await engine.resolve(args.path, { note: "only" });
     if (!stat && !args.create) {
       throw missingNote(path, engine.name, "Pass create: true to create it with this content, or find the right path with note_search or note_list.");
     }

@@ -13,7 +13,7 @@ import {
   REPLACES_NOTE,
   writeResult,
 } from "./common";
-import { missingNote, resolveNoteTarget, toLf } from "./edit-common";
+import { missingNote, toLf } from "./edit-common";
 
 // The shared field's text, plus the call that yields a hash: the missing-argument refusal quotes it.
 const contentHashField = string({
@@ -54,7 +54,7 @@ export const noteWrite = defineTool({
   annotations: REPLACES_NOTE,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
-    const { path, stat } = await resolveNoteTarget(engine, args.path);
+    const { path, stat } = await engine.resolve(args.path, { note: "only" });
     if (!stat) throw missingNote(path, engine.name, "note_write replaces existing notes only: create it with note_create, or find the right path with note_search.");
     const content = toLf(args.content);
     const result = await engine.writes.write({

@@ -2,9 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { isToolError } from "../../../src/core/errors";
-import { basename, checkNewPath, dirname, extname, isVisiblePath, joinPath, resolveVaultPath, windowsNameProblem } from "../../../src/core/notes/paths";
+import { basename, checkNewPath, dirname, extname, isVisiblePath, joinPath, resolveVaultPath, windowsNameProblem, type ResolveOptions } from "../../../src/core/notes/paths";
 
-function refusal(input: string, options: { note?: boolean; folder?: boolean } = {}): string {
+function refusal(input: string, options: ResolveOptions = {}): string {
   try {
     const result = resolveVaultPath(input, options);
     assert.fail(`expected ${JSON.stringify(input)} to be refused, got ${JSON.stringify(result)}`);
@@ -37,6 +37,23 @@ test("accepted paths are trimmed, slash-normalised and vault-relative", () => {
   for (const [input, expected, options] of cases) {
     assert.equal(resolveVaultPath(input, options), expected, JSON.stringify(input));
   }
+});
+
+test("one resolver for every kind of path: a note to write refuses other files, the history takes notes or attachments", () => {
+  assert.equal(resolveVaultPath("wiki/Meeting 2026.01.05", { note: "only" }), "wiki/Meeting 2026.01.05.md");
+  assert.equal(resolveVaultPath("wiki/Plan.MD", { note: "only" }), "wiki/Plan.MD");
+  for (const input of ["Attachments/diagram.png", "data/table.csv", "board.canvas"]) {
+    assert.throws(
+      () => resolveVaultPath(input, { note: "only" }),
+      (error) => isToolError(error) && error.code === "invalid_path" && error.message.startsWith(`"${input}" is not a note (notes end in .md). Write attachments with attachment_put`),
+    );
+    assert.equal(resolveVaultPath(input, { note: true }), `${input}.md`, "a plain note path gains .md as before");
+  }
+  assert.equal(resolveVaultPath("Attachments/diagram.png", { note: "or-attachment" }), "Attachments/diagram.png");
+  assert.equal(resolveVaultPath("wiki/index", { note: "or-attachment" }), "wiki/index.md");
+  assert.equal(resolveVaultPath("wiki/photo.bmp", { note: "or-attachment" }), "wiki/photo.bmp.md", "only what attachment_put stores counts as an attachment");
+  // The lexical rules come first, whatever the kind.
+  assert.match(refusal("../diagram.png", { note: "only" }), /`\.` or `\.\.` segment/);
 });
 
 test("Unicode paths come back NFC, as Obsidian stores them", () => {
