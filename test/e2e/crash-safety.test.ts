@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { callTool } from "../support/server";
 import { startCli } from "../support/cli";
+import { seededRandom } from "../support/random";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
 
 const TOKEN = "crash-test-token-0123456789abcdef";
@@ -16,18 +17,6 @@ const NOTES = 6;
 const ITERATIONS = 10;
 // Kill points are random but reproducible: a failing run prints its seed; CRASH_SEED replays it.
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-
-/** mulberry32: a small seeded generator, so a failing kill point can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function walk(dir: string, base = dir): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -49,7 +38,7 @@ function versionText(note: number, version: number): string {
 
 test(`SIGKILL at random points of a burst of writes, ${ITERATIONS} times: every note is an old or a new version; restart cleans up (seed ${SEED})`, async () => {
   const vault = tempVault(EDGE_VAULT);
-  const next = random(SEED);
+  const next = seededRandom(SEED);
   try {
     mkdirSync(path.join(vault.dir, "crash"));
     const versions = new Map<number, Set<string>>();

@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { vaultDataDir } from "../../src/hosts/node/host";
 import { callTool, type ToolCallResult } from "../support/server";
 import { startCli, type CliServer } from "../support/cli";
+import { seededRandom } from "../support/random";
 import { vaultFiles } from "../support/vaults";
 
 const TOKEN = "txn-crash-token-0123456789abcdef";
@@ -27,18 +28,6 @@ const HOOK_KILLS_PER_OPERATION = 3;
 const WORKERS = 2;
 // Kill points are random but reproducible: a failing run prints its seed; CRASH_SEED replays it.
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-
-/** mulberry32: a small seeded generator, so a failing kill point can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Operation {
   tool: string;
@@ -254,7 +243,7 @@ after(() => {
 });
 
 test(`SIGKILL during vault-wide changes over ${NOTES} notes: after a restart each is wholly done (with its one summary commit) or wholly undone (seed ${SEED})`, async () => {
-  const queue = OPERATIONS.map((operation, index) => ({ operation, next: random(SEED + index) }));
+  const queue = OPERATIONS.map((operation, index) => ({ operation, next: seededRandom(SEED + index) }));
   let kills = 0;
   await Promise.all(
     Array.from({ length: WORKERS }, async (_, worker) => {

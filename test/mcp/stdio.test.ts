@@ -124,8 +124,7 @@ test("a line that is not JSON, or not JSON-RPC, is answered and the session goes
 test("the end of the input closes the transport once, after the open requests are answered", async () => {
   const { transport, input, received, closes } = await wired();
   input.end('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}\n');
-  await until(() => received.length === 1, "the request");
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await until(() => received.length === 1 && input.readableEnded, "the request and the end of the input");
   assert.equal(closes(), 0, "still open: the request has no answer yet");
   await transport.send({ jsonrpc: "2.0", id: 1, result: {} });
   await until(() => closes() === 1, "the close");
