@@ -1,24 +1,48 @@
-// Search quality on obsidian-help-en: note_search's ranking against the SQLite FTS5 baseline, scored
-// as MRR@10 and recall@5 over a hand-judged query set (bench/quality/help-queries.json). Tunings of
-// our ranking (field boosts, BM25, prefix/fuzzy expansion) are measured by overriding the live
-// index's MiniSearch options and rewriting parsed queries from here, so they need no edit in src/.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Search quality: note_search's ranking on hand-judged question sets over the Obsidian Help vaults
+// (English, Spanish, French, Chinese), scored as MRR@10 and recall@5 against a textbook BM25F control
+// (bench/quality/bm25f.ts) and SQLite FTS5, all in the same run. `--save-baseline` records today's
+// ranks per question in bench/quality/baseline.json; later runs report each set before and after and
+// every question that got worse.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { type FIELD_BOOSTS, NoteIndex, type NoteSearchOptions, type SearchPage } from "../src/core/search/note-index";
-import { parseQuery, type ParsedQuery, type QueryTerm } from "../src/core/search/query";
 import { NodeVaultHost } from "../src/hosts/node/host";
 import { JsonLineLogger } from "../src/hosts/node/services";
-import { buildFts5, Fts5Searcher, FTS5_RANKINGS, type Fts5Ranking } from "./fts5";
+import { Bm25fControl, type ControlLanguage } from "./quality/bm25f";
+import { buildFts5, Fts5Searcher } from "./fts5";
 import { round } from "./measure";
 import { copyVault, listNotes } from "./vaults";
 
 const REPO_ROOT = path.resolve(__dirname, "..");
-const HELP_VAULT = path.resolve(REPO_ROOT, "../shared/fixtures/obsidian-help-en");
-const QUERY_FILE = path.join(__dirname, "quality", "help-queries.json");
+const FIXTURES = path.resolve(REPO_ROOT, "../shared/fixtures");
+const QUALITY_DIR = path.join(__dirname, "quality");
+const BASELINE_FILE = path.join(QUALITY_DIR, "baseline.json");
 const OUT_DIR = path.join(__dirname, "out");
 const PAGE = 10;
 const RECALL_DEPTH = 5;
+/** help-queries.json's floor for note_search (issue: ranking that beats a plain BM25F). */
+const HELP_QUERIES_FLOOR = 0.82;
+
+interface QuestionSet {
+  id: string;
+  file: string;
+  vault: string;
+  language: ControlLanguage;
+}
+
+const SETS: readonly QuestionSet[] = [
+  { id: "en-queries", file: "help-queries.json", vault: "obsidian-help-en", language: "en" },
+  { id: "en-questions", file: "help-questions-en.json", vault: "obsidian-help-en", language: "en" },
+  { id: "es", file: "help-queries-es.json", vault: "obsidian-help-es", language: "es" },
+  { id: "fr", file: "help-queries-fr.json", vault: "obsidian-help-fr", language: "fr" },
+  { id: "zh", file: "help-queries-zh.json", vault: "obsidian-help-zh", language: "zh" },
+];
+
+/** The control at both ends of the textbook's k1 range: note_search must match the better of them. */
+const CONTROLS = [
+  { id: "bm25f", k1: 1.2 },
+  { id: "bm25f_k2", k1: 2 },
+] as const;
 
 interface JudgedQuery {
   query: string;
@@ -46,6 +70,19 @@ interface EngineScore {
   recall_at_5: number;
   zero_result_share: number;
   queries: QueryScore[];
+}
+
+interface SetScore {
+  set: QuestionSet;
+  notes: number;
+  queries: JudgedQuery[];
+  engines: EngineScore[];
+}
+
+/** Per set, per question, the rank note_search gave the first relevant note when the baseline was saved. */
+interface Baseline {
+  commit: string;
+  sets: Record<string, { mrr_at_10: number; recall_at_5: number; ranks: Record<string, number | null> }>;
 }
 
 function loadQueries(file: string): JudgedQuery[] {
@@ -106,167 +143,52 @@ async function startOurs(root: string, scratch: string): Promise<NodeVaultHost> 
   return host;
 }
 
-/** note_search's ranking: the engine call the tool handler makes. */
-function scoreOurs(host: NodeVaultHost, queries: readonly JudgedQuery[]): Promise<EngineScore> {
-  return scoreEngine("ours", "ours (note_search)", queries, async (query) => {
-    const outcome = await host.engine.search(query, { limit: PAGE, offset: 0 });
-    return outcome.hits.map((hit) => hit.path);
-  });
-}
-
-type BoostTable = Record<keyof typeof FIELD_BOOSTS, number>;
-
-interface Bm25Params {
-  k: number;
-  b: number;
-  d: number;
-}
-
-/** A ranking change measured on the live index; every field left out keeps the engine's setting. */
-interface Tuning {
-  id: string;
-  boosts?: BoostTable;
-  bm25?: Bm25Params;
-  /** MiniSearch's weights for a prefix or fuzzy expansion, against 1 for the exact term. */
-  weights?: { prefix: number; fuzzy: number };
-  /** Rewrites the parsed query's loose terms (a stand-in for query.ts's fuzzy and prefix rules). */
-  rewrite?: { label: string; apply: (terms: readonly QueryTerm[], vocabulary: Vocabulary) => QueryTerm[] };
-}
-
-/** Whether the index holds a term exactly. */
-type Vocabulary = (term: string) => boolean;
-
-const noFuzzy = (terms: readonly QueryTerm[]): QueryTerm[] => terms.map((term) => ({ ...term, fuzzy: 0 }));
-const exactOnly = (terms: readonly QueryTerm[]): QueryTerm[] => terms.map((term) => ({ ...term, fuzzy: 0, prefix: false }));
-const prefixLastOnly = (terms: readonly QueryTerm[]): QueryTerm[] =>
-  terms.map((term, index) => ({ ...term, prefix: term.prefix && index === terms.length - 1 }));
-
-/** Fuzzy only for words the vault does not contain: "heading" no longer matches "reading". */
-const fuzzyOnlyUnknown = (terms: readonly QueryTerm[], known: Vocabulary): QueryTerm[] =>
-  terms.map((term) => (known(term.term) ? { ...term, fuzzy: 0 } : term));
-/** A crude plural fold: the word with an "s" counts as the word itself (an exact term of equal weight). */
-const withPlural = (terms: readonly QueryTerm[], known: Vocabulary): QueryTerm[] =>
-  terms.flatMap((term) =>
-    term.weight === 1 && !term.term.endsWith("s") && known(`${term.term}s`) ? [term, { ...term, term: `${term.term}s`, prefix: false, fuzzy: 0 }] : [term],
-  );
-
-const TUNINGS: readonly Tuning[] = [
-  // No change: must score as "ours" does, or the override path no longer matches the tool's.
-  { id: "control" },
-  // "Before": MiniSearch as it comes, every field weighted alike and every word matched exactly.
-  {
-    id: "untuned",
-    boosts: { title: 1, aliases: 1, headings: 1, tags: 1, body: 1 },
-    rewrite: { label: "untuned: no prefix, no fuzzy", apply: exactOnly },
-  },
-  { id: "title8", boosts: { title: 8, aliases: 3, headings: 2, tags: 2, body: 1 } },
-  { id: "title6_headings3", boosts: { title: 6, aliases: 4, headings: 3, tags: 2, body: 1 } },
-  { id: "title2_headings1.5", boosts: { title: 2, aliases: 2, headings: 1.5, tags: 1.5, body: 1 } },
-  { id: "no_fuzzy", rewrite: { label: "no fuzzy", apply: noFuzzy } },
-  { id: "fuzzy_only_unknown", rewrite: { label: "fuzzy only for words missing from the vault", apply: fuzzyOnlyUnknown } },
-  { id: "prefix_last_only", rewrite: { label: "prefix on the last word only", apply: prefixLastOnly } },
-  { id: "no_fuzzy_prefix_last_only", rewrite: { label: "no fuzzy, prefix on the last word only", apply: (terms) => prefixLastOnly(noFuzzy(terms)) } },
-  { id: "plural_fold", rewrite: { label: "word+s as an exact alternative", apply: withPlural } },
-  {
-    id: "plural_fold_fuzzy_only_unknown",
-    rewrite: { label: "word+s exact, fuzzy only for missing words", apply: (terms, known) => withPlural(fuzzyOnlyUnknown(terms, known), known) },
-  },
-  { id: "weights_prefix0.2_fuzzy0.2", weights: { prefix: 0.2, fuzzy: 0.2 } },
-  { id: "bm25_b0.9", bm25: { k: 1.2, b: 0.9, d: 0.5 } },
-  { id: "weights_prefix0.1_fuzzy0.1", weights: { prefix: 0.1, fuzzy: 0.1 } },
-  { id: "bm25_k0.9", bm25: { k: 0.9, b: 0.7, d: 0.5 } },
-  { id: "bm25_b0.9_weights0.2", bm25: { k: 1.2, b: 0.9, d: 0.5 }, weights: { prefix: 0.2, fuzzy: 0.2 } },
-];
-
-interface LiveIndex {
-  search(query: ParsedQuery, options: NoteSearchOptions): Promise<SearchPage>;
-  /** MiniSearch's own search options, read on every query. */
-  searchOptions: Record<string, unknown>;
-  vocabulary: Vocabulary;
-}
-
-/**
- * The engine's private NoteIndex and its MiniSearch options, so tunings are measured without an
- * edit in src/; null when the engine no longer has that shape (the index engine is being rewritten).
- */
-function liveIndex(host: NodeVaultHost): LiveIndex | null {
-  const index = (host.engine as unknown as { index?: unknown }).index;
-  if (!(index instanceof NoteIndex)) return null;
-  const miniSearch = (index as unknown as { engine?: { _options?: { searchOptions?: unknown }; _index?: { has?: unknown } } }).engine;
-  const searchOptions = miniSearch?._options?.searchOptions;
-  const terms = miniSearch?._index;
-  if (searchOptions === null || typeof searchOptions !== "object" || typeof terms?.has !== "function") return null;
-  const has = terms.has as (term: string) => boolean;
-  return {
-    search: (query, options) => index.search(query, options),
-    searchOptions: searchOptions as Record<string, unknown>,
-    vocabulary: (term) => has.call(terms, term),
-  };
-}
-
-function tuningLabel(tuning: Tuning): string {
-  const parts: string[] = [];
-  if (tuning.boosts) parts.push(`boosts ${Object.entries(tuning.boosts).map(([field, weight]) => `${field} ${weight}`).join(", ")}`);
-  if (tuning.bm25) parts.push(`bm25 k ${tuning.bm25.k} b ${tuning.bm25.b} d ${tuning.bm25.d}`);
-  if (tuning.weights) parts.push(`expansion weights prefix ${tuning.weights.prefix} fuzzy ${tuning.weights.fuzzy}`);
-  if (tuning.rewrite) parts.push(tuning.rewrite.label);
-  return `ours, ${parts.length === 0 ? "control (override path, no change)" : parts.join("; ")}`;
-}
-
-function restore(target: Record<string, unknown>, original: Readonly<Record<string, unknown>>): void {
-  for (const key of Object.keys(target)) delete target[key];
-  Object.assign(target, original);
-}
-
-async function scoreTunings(host: NodeVaultHost, queries: readonly JudgedQuery[]): Promise<EngineScore[]> {
-  const live = liveIndex(host);
-  if (!live) return [];
-  const original = { ...live.searchOptions };
-  const results: EngineScore[] = [];
+async function scoreSet(set: QuestionSet, scratch: string): Promise<SetScore> {
+  const queries = loadQueries(path.join(QUALITY_DIR, set.file));
+  const root = path.join(scratch, set.id);
+  await copyVault(path.join(FIXTURES, set.vault), root);
+  const notes = await listNotes(root);
+  const known = new Set(notes);
+  for (const judged of queries) {
+    const missing = judged.relevant.filter((p) => !known.has(p));
+    if (missing.length > 0) throw new Error(`${set.file}: ${JSON.stringify(judged.query)} names notes that are not in ${set.vault}: ${missing.join(", ")}`);
+  }
+  const engines: EngineScore[] = [];
+  const host = await startOurs(root, scratch);
   try {
-    for (const tuning of TUNINGS) {
-      restore(live.searchOptions, original);
-      if (tuning.boosts) live.searchOptions.boost = { ...tuning.boosts };
-      if (tuning.bm25) live.searchOptions.bm25 = { ...tuning.bm25 };
-      if (tuning.weights) live.searchOptions.weights = { ...tuning.weights };
-      results.push(
-        await scoreEngine(`ours_${tuning.id}`, tuningLabel(tuning), queries, async (query) => {
-          const parsed = parseQuery(query);
-          const rewritten = tuning.rewrite ? { ...parsed, terms: tuning.rewrite.apply(parsed.terms, live.vocabulary) } : parsed;
-          const page = await live.search(rewritten, { limit: PAGE, offset: 0, loadText: (note) => host.engine.bodyText(note) });
-          return page.hits.map((hit) => hit.path);
+    engines.push(
+      await scoreEngine("ours", "ours (note_search)", queries, async (query) => {
+        const outcome = await host.engine.search(query, { limit: PAGE, offset: 0 });
+        return outcome.hits.map((hit) => hit.path);
+      }),
+    );
+  } finally {
+    await host.stop();
+  }
+  for (const { id, k1 } of CONTROLS) {
+    const control = new Bm25fControl(root, notes, set.language, k1);
+    engines.push(
+      await scoreEngine(id, `control: textbook BM25F (title 3, aliases 3, headings 2, body 1, stemmed, b 0.75, k1 ${k1})`, queries, (query) =>
+        Promise.resolve(control.search(query, PAGE)),
+      ),
+    );
+  }
+  const dbFile = path.join(scratch, `${set.id}.db`);
+  buildFts5(root, notes, dbFile);
+  const searcher = new Fts5Searcher(dbFile);
+  try {
+    for (const joiner of ["AND", "OR"] as const) {
+      engines.push(
+        await scoreEngine(`fts5_${joiner.toLowerCase()}`, `FTS5 ${joiner}, bm25(title 4, body 1)`, queries, (query) => {
+          const match = fts5Match(query, joiner);
+          return Promise.resolve(match === null ? [] : searcher.search(match, undefined, "intended", PAGE).map((hit) => hit.path));
         }),
       );
     }
   } finally {
-    restore(live.searchOptions, original);
+    searcher.close();
   }
-  return results;
-}
-
-function scoreFts5(dbFile: string, queries: readonly JudgedQuery[]): Promise<EngineScore[]> {
-  const searcher = new Fts5Searcher(dbFile);
-  const variants: ReadonlyArray<{ joiner: "AND" | "OR"; ranking: Fts5Ranking }> = [
-    { joiner: "AND", ranking: "intended" },
-    { joiner: "AND", ranking: "reference" },
-    { joiner: "OR", ranking: "intended" },
-    { joiner: "OR", ranking: "reference" },
-  ];
-  const run = async (): Promise<EngineScore[]> => {
-    const results: EngineScore[] = [];
-    for (const { joiner, ranking } of variants) {
-      const id = `fts5_${joiner.toLowerCase()}_${ranking}`;
-      const label = `FTS5 ${joiner}, ${FTS5_RANKINGS[ranking]}`;
-      results.push(
-        await scoreEngine(id, label, queries, (query) => {
-          const match = fts5Match(query, joiner);
-          return Promise.resolve(match === null ? [] : searcher.search(match, undefined, ranking, PAGE).map((hit) => hit.path));
-        }),
-      );
-    }
-    return results;
-  };
-  return run().finally(() => searcher.close());
+  return { set, notes: notes.length, queries, engines };
 }
 
 function rankCell(score: QueryScore | undefined): string {
@@ -275,61 +197,110 @@ function rankCell(score: QueryScore | undefined): string {
   return score.first_relevant_rank === null ? "–" : String(score.first_relevant_rank);
 }
 
-function markdown(engines: readonly EngineScore[], queries: readonly JudgedQuery[]): string {
-  const lines = [
-    `## Search quality: obsidian-help-en (${queries.length} queries)`,
-    "",
-    "| engine | MRR@10 | recall@5 | zero results |",
-    "|---|---:|---:|---:|",
-    ...engines.map((e) => `| ${e.label} | ${e.mrr_at_10.toFixed(3)} | ${e.recall_at_5.toFixed(3)} | ${(e.zero_result_share * 100).toFixed(1)}% |`),
-    "",
-    "Rank of the first relevant note in the top 10 (– none in the top 10, ∅ no results at all):",
-    "",
-  ];
-  const shown = engines.filter((e) => !e.id.startsWith("ours_"));
-  lines.push(`| query | ${shown.map((e) => e.id).join(" | ")} |`, `|---|${shown.map(() => "---:").join("|")}|`);
-  queries.forEach((judged, index) => {
-    lines.push(`| ${judged.query} | ${shown.map((e) => rankCell(e.queries[index])).join(" | ")} |`);
-  });
-  const ours = engines.find((e) => e.id === "ours");
-  const baselines = engines.filter((e) => e.id === "fts5_and_intended" || e.id === "fts5_or_intended");
-  if (ours) {
-    const losses = queries.flatMap((judged, index) => {
-      const mine = ours.queries[index]?.reciprocal_rank ?? 0;
-      const beaten = baselines.filter((e) => (e.queries[index]?.reciprocal_rank ?? 0) > mine).map((e) => e.id);
-      return beaten.length === 0 ? [] : [`- ${judged.query}: ours ${rankCell(ours.queries[index])}, beaten by ${beaten.join(", ")}; our top 3: ${ours.queries[index]?.top.join(" · ") ?? ""}`];
+function readBaseline(): Baseline | null {
+  return existsSync(BASELINE_FILE) ? (JSON.parse(readFileSync(BASELINE_FILE, "utf8")) as Baseline) : null;
+}
+
+function baselineOf(scores: readonly SetScore[], commit: string): Baseline {
+  const sets: Baseline["sets"] = {};
+  for (const { set, engines } of scores) {
+    const ours = engines.find((e) => e.id === "ours")!;
+    sets[set.id] = {
+      mrr_at_10: ours.mrr_at_10,
+      recall_at_5: ours.recall_at_5,
+      ranks: Object.fromEntries(ours.queries.map((q) => [q.query, q.first_relevant_rank])),
+    };
+  }
+  return { commit, sets };
+}
+
+/** Whether note_search meets the issue's bar on this set: the control's MRR and recall, and the floor. */
+function verdict(score: SetScore): { pass: boolean; reasons: string[] } {
+  const ours = score.engines.find((e) => e.id === "ours")!;
+  const reasons: string[] = [];
+  for (const { id } of CONTROLS) {
+    const control = score.engines.find((e) => e.id === id)!;
+    if (ours.mrr_at_10 < control.mrr_at_10) reasons.push(`MRR@10 ${ours.mrr_at_10} below ${id}'s ${control.mrr_at_10}`);
+    if (ours.recall_at_5 < control.recall_at_5) reasons.push(`recall@5 ${ours.recall_at_5} below ${id}'s ${control.recall_at_5}`);
+  }
+  if (score.set.file === "help-queries.json" && ours.mrr_at_10 < HELP_QUERIES_FLOOR) reasons.push(`MRR@10 ${ours.mrr_at_10} below ${HELP_QUERIES_FLOOR}`);
+  return { pass: reasons.length === 0, reasons };
+}
+
+function markdown(scores: readonly SetScore[], baseline: Baseline | null): string {
+  const lines = ["# Search quality", ""];
+  lines.push("| set | vault | questions | note_search MRR@10 / recall@5 | before | BM25F control k1 1.2 | k1 2 | FTS5 OR | verdict |", "|---|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const score of scores) {
+    const pick = (id: string): EngineScore => score.engines.find((e) => e.id === id)!;
+    const pair = (e: { mrr_at_10: number; recall_at_5: number } | undefined): string => (e ? `${e.mrr_at_10.toFixed(3)} / ${e.recall_at_5.toFixed(3)}` : "—");
+    const { pass, reasons } = verdict(score);
+    lines.push(
+      `| ${score.set.id} | ${score.set.vault} | ${score.queries.length} | ${pair(pick("ours"))} | ${pair(baseline?.sets[score.set.id])} | ${pair(pick("bm25f"))} | ${pair(pick("bm25f_k2"))} | ${pair(pick("fts5_or"))} | ${pass ? "pass" : reasons.join("; ")} |`,
+    );
+  }
+  if (baseline) lines.push("", `"before" is note_search at ${baseline.commit} (bench/quality/baseline.json).`);
+  for (const score of scores) {
+    const { set, queries, engines } = score;
+    lines.push("", `## ${set.id}: ${set.file} over ${set.vault} (${queries.length} questions, ${score.notes} notes)`, "");
+    lines.push("| engine | MRR@10 | recall@5 | zero results |", "|---|---:|---:|---:|");
+    for (const e of engines) lines.push(`| ${e.label} | ${e.mrr_at_10.toFixed(3)} | ${e.recall_at_5.toFixed(3)} | ${(e.zero_result_share * 100).toFixed(1)}% |`);
+    const before = baseline?.sets[set.id];
+    lines.push("", "Rank of the first relevant note in the top 10 (– none in the top 10, ∅ no results at all):", "");
+    lines.push(`| question |${before ? " before |" : ""} ${engines.map((e) => e.id).join(" | ")} |`, `|---|${before ? "---:|" : ""}${engines.map(() => "---:").join("|")}|`);
+    queries.forEach((judged, index) => {
+      const was = before ? ` ${before.ranks[judged.query] ?? "–"} |` : "";
+      lines.push(`| ${judged.query} |${was} ${engines.map((e) => rankCell(e.queries[index])).join(" | ")} |`);
     });
-    lines.push("", `Queries where an FTS5 baseline ranks a relevant note higher than note_search (${losses.length}):`, "", ...losses);
+    const ours = engines.find((e) => e.id === "ours")!;
+    if (before) {
+      const worse = ours.queries.filter((q) => {
+        const was = before.ranks[q.query];
+        return was !== undefined && was !== null && (q.first_relevant_rank === null || q.first_relevant_rank > was);
+      });
+      lines.push("", `Questions that got worse since the baseline (${worse.length}):`, "");
+      for (const q of worse) lines.push(`- ${q.query}: ${before.ranks[q.query]} → ${q.first_relevant_rank ?? "not in the top 10"}; now first: ${q.top.join(" · ")}`);
+    }
+    const controls = engines.filter((e) => CONTROLS.some(({ id }) => id === e.id));
+    const beaten = ours.queries.flatMap((q, index) => {
+      const best = Math.max(...controls.map((control) => control.queries[index]!.reciprocal_rank));
+      return best > q.reciprocal_rank ? [`- ${q.query}: ours ${rankCell(q)}, control ${controls.map((c) => rankCell(c.queries[index])).join("/")}; our top 3: ${q.top.join(" · ")}`] : [];
+    });
+    lines.push("", `Questions where the control ranks a relevant note higher (${beaten.length}):`, "", ...beaten);
   }
   return `${lines.join("\n")}\n`;
 }
 
+function currentCommit(): string {
+  try {
+    const head = readFileSync(path.join(REPO_ROOT, ".git", "HEAD"), "utf8").trim();
+    if (!head.startsWith("ref: ")) return head.slice(0, 7);
+    const ref = readFileSync(path.join(REPO_ROOT, ".git", head.slice(5)), "utf8").trim();
+    return ref.slice(0, 7);
+  } catch {
+    return "unknown";
+  }
+}
+
 async function main(): Promise<void> {
-  const queries = loadQueries(QUERY_FILE);
+  const args = process.argv.slice(2);
+  const saveBaseline = args.includes("--save-baseline");
+  const only = args.filter((arg) => !arg.startsWith("--"));
+  const sets = SETS.filter((set) => existsSync(path.join(QUALITY_DIR, set.file)) && (only.length === 0 || only.includes(set.id)));
   const scratch = mkdtempSync(path.join(os.tmpdir(), "sb-quality-"));
   try {
-    const root = path.join(scratch, "vault");
-    await copyVault(HELP_VAULT, root);
-    const notes = await listNotes(root);
-    const known = new Set(notes);
-    for (const judged of queries) {
-      const missing = judged.relevant.filter((p) => !known.has(p));
-      if (missing.length > 0) throw new Error(`query ${JSON.stringify(judged.query)} names notes that are not in the vault: ${missing.join(", ")}`);
-    }
-    const dbFile = path.join(scratch, "fts5.db");
-    buildFts5(root, notes, dbFile);
-    const host = await startOurs(root, scratch);
-    let engines: EngineScore[];
-    try {
-      engines = [await scoreOurs(host, queries), ...(await scoreFts5(dbFile, queries)), ...(await scoreTunings(host, queries))];
-    } finally {
-      await host.stop();
-    }
-    const report = markdown(engines, queries);
+    const scores: SetScore[] = [];
+    for (const set of sets) scores.push(await scoreSet(set, scratch));
+    const baseline = readBaseline();
+    const report = markdown(scores, baseline);
     mkdirSync(OUT_DIR, { recursive: true });
-    const result = { vault: "obsidian-help-en", notes: notes.length, queries: queries.length, page: PAGE, recall_depth: RECALL_DEPTH, engines };
+    const result = {
+      page: PAGE,
+      recall_depth: RECALL_DEPTH,
+      sets: scores.map(({ set, notes, queries, engines }) => ({ ...set, notes, questions: queries.length, verdict: verdict({ set, notes, queries, engines }), engines })),
+    };
     writeFileSync(path.join(OUT_DIR, "quality.json"), `${JSON.stringify(result, null, 2)}\n`);
     writeFileSync(path.join(OUT_DIR, "quality.md"), report);
+    if (saveBaseline) writeFileSync(BASELINE_FILE, `${JSON.stringify(baselineOf(scores, currentCommit()), null, 2)}\n`);
     process.stdout.write(report);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
