@@ -150,6 +150,23 @@ describe("note_search", () => {
     assert.match(bad.text, /quote/i);
   });
 
+  test("explain: true gives each hit the parts of its score; without it, hits carry none", async () => {
+    const plain = await server.call("note_search", { query: "token buckets refill" });
+    const plainHits = plain.structured.hits as Array<Record<string, unknown>>;
+    assert.ok(plainHits.length > 0 && plainHits.every((hit) => !("explanation" in hit)));
+    const explained = await server.call("note_search", { query: "token buckets refill", explain: true });
+    type Word = { word: string; contribution: number; idf: number; matches: Array<{ term: string; via: string; fields: Record<string, number> }> };
+    const hits = explained.structured.hits as Array<{ path: string; score: number; explanation: { score: number; coverage: number; title: number; words: Word[] } }>;
+    assert.deepEqual(hits.map((hit) => [hit.path, hit.score]), plainHits.map((hit) => [hit.path, hit.score]), "explaining changes no score or order");
+    const top = hits[0]!;
+    assert.equal(top.explanation.score, top.score);
+    const sum = top.explanation.words.reduce((total, word) => total + word.contribution, 0);
+    assert.ok(Math.abs(sum * top.explanation.coverage * top.explanation.title - top.score) < 0.01 * top.explanation.words.length, `${sum} × ${top.explanation.coverage} × ${top.explanation.title} vs ${top.score}`);
+    const bucket = top.explanation.words.find((word) => word.word === "buckets");
+    assert.ok(bucket, "the plural query word is explained");
+    assert.ok(bucket.matches.some((match) => match.term === "bucket" && match.via === "stem" && Object.keys(match.fields).length > 0), JSON.stringify(bucket));
+  });
+
   test("canvas text nodes are searchable", async () => {
     const result = await server.call("note_search", { query: "canvas card" });
     assert.ok((result.structured.hits as Array<{ path: string }>).some((hit) => hit.path === "board.canvas"));

@@ -1,63 +1,21 @@
-// Query evaluation over the MiniSearch index, computing exactly MiniSearch's BM25 (same expansions,
-// weights and formula; near spellings may be summed in another order, which moves a score by a
-// rounding error at most) into arrays indexed by document number. MiniSearch's own `search`
-// builds an object, an array and a match record per document and term, then sorts every hit: for a
-// word in all 20,000 notes of a vault that was most of a 65 ms query. Here a query costs one pass over
-// the encoded postings (see posting-list.ts), and the matched index terms are worked out only for the
-// hits a page shows.
-import type MiniSearch from "minisearch";
-import type { TermData } from "./minisearch-access";
+// Query evaluation over the index's postings: BM25F (ranking.ts) into arrays indexed by document
+// number. A query costs one pass over the encoded postings of the index terms its words reach
+// (see posting-list.ts, expansion.ts); the matched index terms and a score's parts are worked out
+// only for the hits a page shows.
+import type { Expansion, PlannedWord } from "./expansion";
 import type { PostingList } from "./posting-list";
-import type { QueryTerm } from "./query";
-
-interface TermTree {
-  get(term: string): TermData | undefined;
-  atPrefix(prefix: string): Iterable<[string, TermData]>;
-  fuzzyGet(term: string, maxDistance: number): Map<string, [TermData, number]>;
-}
-
-interface Bm25Params {
-  k: number;
-  b: number;
-  d: number;
-}
-
-interface SearchOptionsView {
-  boost?: Record<string, number>;
-  weights?: { fuzzy?: number; prefix?: number };
-  maxFuzzy?: number;
-  bm25?: Bm25Params;
-  fields?: string[];
-}
-
-interface Internals {
-  _index: TermTree;
-  _documentCount: number;
-  _avgFieldLength: number[];
-  _fieldIds: Record<string, number>;
-  _options: { fields: string[]; searchOptions: SearchOptionsView };
-}
-
-function isInternals(value: unknown): value is Internals {
-  if (typeof value !== "object" || value === null) return false;
-  const candidate = value as Record<string, unknown>;
-  const tree = candidate["_index"] as Record<string, unknown> | undefined;
-  const options = candidate["_options"] as Record<string, unknown> | undefined;
-  return (
-    typeof tree === "object" &&
-    tree !== null &&
-    typeof tree["get"] === "function" &&
-    typeof tree["atPrefix"] === "function" &&
-    typeof tree["fuzzyGet"] === "function" &&
-    typeof candidate["_documentCount"] === "number" &&
-    Array.isArray(candidate["_avgFieldLength"]) &&
-    typeof candidate["_fieldIds"] === "object" &&
-    typeof options === "object" &&
-    options !== null &&
-    Array.isArray(options["fields"]) &&
-    typeof options["searchOptions"] === "object"
-  );
-}
+import {
+  FIELDS,
+  inverseDocumentFrequency,
+  lengthNorm,
+  queryWordWeight,
+  roundScore,
+  saturatedScore,
+  type FieldName,
+  type MatchExplanation,
+  type RankingParameters,
+  type WordExplanation,
+} from "./ranking";
 
 /**
  * What the evaluator reads of each document, by short id, in arrays rather than MiniSearch's maps:
@@ -66,52 +24,46 @@ function isInternals(value: unknown): value is Internals {
 export interface DocumentTable {
   /** 1 while the document of that short id is indexed. */
   readonly alive: Uint8Array;
-  /** Distinct terms of document `id` in field `f` at `id × fieldCount + f` (MiniSearch's field length). */
+  /** Distinct terms of document `id` in field `f` at `id × fieldCount + f`. */
   readonly fieldLengths: Int32Array;
   readonly fieldCount: number;
   /** Bumped whenever a document is removed: a list checked clean at the current value holds no removed one. */
   readonly removals: number;
+  /** Indexed documents. */
+  readonly indexed: number;
+  /** Mean length of field `f` over the indexed documents. */
+  averageLength(f: number): number;
   path(id: number): string;
-}
-
-// MiniSearch's defaults (defaultSearchOptions), used where the instance's options leave them out.
-const DEFAULT_WEIGHTS = { fuzzy: 0.45, prefix: 0.375 };
-const DEFAULT_MAX_FUZZY = 6;
-const DEFAULT_BM25: Bm25Params = { k: 1.2, b: 0.7, d: 0.5 };
-
-/** Terms within `maxDistance` edits of `term`, with their distances, as MiniSearch's fuzzyGet gives them. */
-export type FuzzyLookup = (term: string, maxDistance: number) => Map<string, [TermData, number]>;
-
-/** One index term a query term reached (itself, a longer word for a prefix, a near spelling). */
-interface Expansion {
-  /** The query term's position. */
-  source: number;
-  term: string;
-  data: TermData;
 }
 
 /**
  * The documents a query matched, in the order first reached: match i is document `ids[i]`. Which
- * query terms matched are bit sets of `words` 32-bit words per match.
+ * query words matched are bit sets of `words` 32-bit words per match.
  */
 export interface Evaluation {
-  /** MiniSearch's short document ids. */
+  /** Short document ids. */
   readonly ids: Int32Array;
-  /** Sum of the weighted BM25 of every expansion in every field (MiniSearch's score before quality). */
+  /** Σ over words of queryWeight × saturated BM25F (the score before coverage). */
   readonly scores: Float64Array;
   readonly words: number;
-  /** Bit t of match i's set: query term t matched (through any expansion). */
+  /** Bit t of match i's set: query word t matched (through any expansion). */
   readonly matched: Uint32Array;
-  /** Bit t of match i's set: query term t matched through itself or a prefix expansion, not only a near spelling. */
+  /** Bit t of match i's set: query word t matched through itself, its stem or a prefix, not only a near spelling. */
   readonly real: Uint32Array;
+  /** Per match, how many query words its title holds (through themselves or their stems). */
+  readonly titleWords: Int32Array;
+  /** Per query word, the rarity of what it reached, and in how many notes. */
+  readonly idf: Float64Array;
+  readonly df: Int32Array;
   /** The document's path. */
   path(id: number): string;
-  /** For each of the given matches (positions in `ids`), the index terms through which it matched, sorted (as MiniSearch's `terms`). */
+  /** For each of the given matches (positions in `ids`), the index terms through which it matched, sorted. */
   terms(matches: readonly number[]): string[][];
+  /** For each of the given matches, each word's part of its score. */
+  explain(matches: readonly number[]): WordExplanation[][];
 }
 
 export class QueryEvaluator {
-  private readonly target: Internals;
   private readonly documents: DocumentTable;
   private scores = new Float64Array(0);
   private termScores = new Float64Array(0);
@@ -120,63 +72,57 @@ export class QueryEvaluator {
   private touched = new Uint8Array(0);
   private ids = new Int32Array(0);
   private termIds = new Int32Array(0);
+  private titleWords = new Int32Array(0);
+  /** Per document, the last word (numbered across queries) counted in `titleWords`. */
+  private titleMarks = new Int32Array(0);
+  private titleStamp = 0;
   /** Per list, the `removals` value at which it was last found holding no removed document. */
   private readonly checked = new WeakMap<PostingList, number>();
-  private readonly fuzzy: FuzzyLookup;
 
-  /** `fuzzy` finds near spellings faster than MiniSearch's tree walk; the same terms, in another order. */
-  constructor(engine: MiniSearch<never>, documents: DocumentTable, fuzzy?: FuzzyLookup) {
-    if (!isInternals(engine)) {
-      throw new Error("This MiniSearch version lays out its index differently; the note index supports minisearch 7.");
-    }
-    this.target = engine;
+  constructor(documents: DocumentTable) {
     this.documents = documents;
-    const tree = this.target._index;
-    this.fuzzy = fuzzy ?? ((term, maxDistance) => tree.fuzzyGet(term, maxDistance));
   }
 
-  /** Evaluates the terms combined with OR. */
-  evaluate(terms: readonly QueryTerm[]): Evaluation {
-    const target = this.target;
+  /** Evaluates the words combined with OR. */
+  evaluate(planned: readonly PlannedWord[], ranking: RankingParameters): Evaluation {
     const documents = this.documents;
     const alive = documents.alive;
     const fieldLengths = documents.fieldLengths;
     const fieldCount = documents.fieldCount;
-    const words = Math.max(1, Math.ceil(terms.length / 32));
+    const words = Math.max(1, Math.ceil(planned.length / 32));
     this.reserve(alive.length, words);
-    const { scores, termScores, matched, real, touched, ids, termIds } = this;
-    const options = target._options.searchOptions;
-    const fields = options.fields ?? target._options.fields;
-    const boosts = fields.map((field) => Object.prototype.hasOwnProperty.call(options.boost ?? {}, field) ? options.boost![field]! || 1 : 1);
-    const fieldIds = fields.map((field) => target._fieldIds[field]!);
-    const weights = { ...DEFAULT_WEIGHTS, ...(options.weights ?? {}) };
-    const maxFuzzy = options.maxFuzzy ?? DEFAULT_MAX_FUZZY;
-    const bm25 = options.bm25 ?? DEFAULT_BM25;
-    const k = bm25.k;
-    const b = bm25.b;
-    const d = bm25.d;
-    const documentCount = target._documentCount;
-    const expansions: Expansion[] = [];
+    const { scores, termScores, matched, real, touched, ids, termIds, titleWords, titleMarks } = this;
+    const titleField = FIELDS.indexOf("title");
+    const fieldWeights = FIELDS.map((field) => ranking.fieldWeights[field]);
+    const normalisation = FIELDS.map((field) => ranking.lengthNormalisation[field]);
+    const averages = FIELDS.map((_, f) => documents.averageLength(f));
+    const documentCount = documents.indexed;
+    const idf = new Float64Array(planned.length);
+    const df = new Int32Array(planned.length);
     let count = 0;
 
-    terms.forEach((query, source) => {
+    planned.forEach((word, source) => {
       const bit = (1 << (source & 31)) >>> 0;
-      const word = source >>> 5;
+      const slotWord = source >>> 5;
       let termCount = 0;
-      const visit = (term: string, data: TermData | undefined, weight: number, isReal: boolean): void => {
-        if (!data) return;
-        expansions.push({ source, term, data });
-        for (let f = 0; f < fields.length; f++) {
-          const fieldId = fieldIds[f]!;
-          const postings = data.get(fieldId);
+      if (this.titleStamp >= 0x7ffffff0) {
+        titleMarks.fill(0);
+        this.titleStamp = 0;
+      }
+      const stamp = ++this.titleStamp;
+      for (const expansion of word.expansions) {
+        const isReal = expansion.kind !== "fuzzy";
+        const titleCounts = expansion.kind === "exact" || expansion.kind === "stem";
+        for (let f = 0; f < fieldCount; f++) {
+          const countsTitle = titleCounts && f === titleField;
+          const postings = expansion.data.get(f);
           if (!postings) continue;
           this.clean(postings);
-          const { bytes, start, end, count: matchingFields } = postings.encoded();
-          if (matchingFields === 0) continue;
-          const averageLength = target._avgFieldLength[fieldId]!;
-          const factor = weight * query.weight * boosts[f]!;
-          // MiniSearch's calcBM25Score, term for term, so scores agree to the last bit.
-          const inverseFrequency = Math.log(1 + (documentCount - matchingFields + 0.5) / (matchingFields + 0.5));
+          const { bytes, start, end, count: listed } = postings.encoded();
+          if (listed === 0) continue;
+          const factor = expansion.weight * fieldWeights[f]!;
+          const b = normalisation[f]!;
+          const averageLength = averages[f]!;
           let at = start;
           let id = -1;
           while (at < end) {
@@ -203,9 +149,8 @@ export class QueryEvaluator {
               }
             }
             id += (value - (value % 4)) / 4;
-            const fieldLength = fieldLengths[id * fieldCount + fieldId]!;
-            const raw = inverseFrequency * (d + (termFrequency * (k + 1)) / (termFrequency + k * (1 - b + (b * fieldLength) / averageLength)));
-            const slot = id * words + word;
+            const normalised = (factor * termFrequency) / lengthNorm(b, fieldLengths[id * fieldCount + f]!, averageLength);
+            const slot = id * words + slotWord;
             if ((matched[slot]! & bit) === 0) {
               if (touched[id] === 0) {
                 touched[id] = 1;
@@ -213,39 +158,26 @@ export class QueryEvaluator {
               }
               termIds[termCount++] = id;
               matched[slot] = matched[slot]! | bit;
-              termScores[id] = factor * raw;
+              termScores[id] = normalised;
             } else {
-              termScores[id] = termScores[id]! + factor * raw;
+              termScores[id] = termScores[id]! + normalised;
             }
             if (isReal) real[slot] = real[slot]! | bit;
+            if (countsTitle && titleMarks[id] !== stamp) {
+              titleMarks[id] = stamp;
+              titleWords[id] = titleWords[id]! + 1;
+            }
           }
         }
-      };
-      const tree = target._index;
-      visit(query.term, tree.get(query.term), 1, true);
-      let fuzzyMatches: Map<string, [TermData, number]> | undefined;
-      if (query.fuzzy > 0) {
-        const maxDistance = query.fuzzy < 1 ? Math.min(maxFuzzy, Math.round(query.term.length * query.fuzzy)) : query.fuzzy;
-        if (maxDistance) fuzzyMatches = this.fuzzy(query.term, maxDistance);
       }
-      if (query.prefix) {
-        for (const [term, data] of tree.atPrefix(query.term)) {
-          const distance = term.length - query.term.length;
-          if (!distance) continue;
-          fuzzyMatches?.delete(term);
-          visit(term, data, (weights.prefix * term.length) / (term.length + 0.3 * distance), true);
-        }
-      }
-      if (fuzzyMatches) {
-        for (const [term, [data, distance]] of fuzzyMatches) {
-          if (!distance) continue;
-          visit(term, data, (weights.fuzzy * term.length) / (term.length + distance), false);
-        }
-      }
-      // Per term first, then across terms, as MiniSearch's OR combines per-term results.
+      // Saturated once per word and note, over all its expansions and fields: that is BM25F.
+      const rarity = inverseDocumentFrequency(documentCount, termCount);
+      idf[source] = rarity;
+      df[source] = termCount;
+      const weight = queryWordWeight(ranking, word.query.weak);
       for (let i = 0; i < termCount; i++) {
         const id = termIds[i]!;
-        scores[id] = scores[id]! + termScores[id]!;
+        scores[id] = scores[id]! + weight * saturatedScore(ranking, rarity, termScores[id]!);
         termScores[id] = 0;
       }
     });
@@ -254,15 +186,20 @@ export class QueryEvaluator {
     const compactScores = new Float64Array(count);
     const compactMatched = new Uint32Array(count * words);
     const compactReal = new Uint32Array(count * words);
-    this.takeMatches(matchedIds, words, compactScores, compactMatched, compactReal);
+    const compactTitleWords = new Int32Array(count);
+    this.takeMatches(matchedIds, words, compactScores, compactMatched, compactReal, compactTitleWords);
     return {
       ids: matchedIds,
       scores: compactScores,
       words,
       matched: compactMatched,
       real: compactReal,
+      titleWords: compactTitleWords,
+      idf,
+      df,
       path: (id) => documents.path(id),
-      terms: (wanted) => matchedTerms(expansions, fieldIds, matchedIds, compactMatched, words, wanted),
+      terms: (wanted) => matchedTerms(planned, matchedIds, compactMatched, words, wanted),
+      explain: (wanted) => wanted.map((at) => explainMatch(planned, matchedIds[at]!, idf, df, documents, ranking)),
     };
   }
 
@@ -272,11 +209,13 @@ export class QueryEvaluator {
    * runs, and code after the loop that had never run (the result's literal, when this was inline)
    * deoptimized that compiled loop at its end, on every query of a fresh process, 20 times over.
    */
-  private takeMatches(matchedIds: Int32Array, words: number, scores: Float64Array, matched: Uint32Array, real: Uint32Array): void {
-    const { scores: scratchScores, matched: scratchMatched, real: scratchReal, touched } = this;
+  private takeMatches(matchedIds: Int32Array, words: number, scores: Float64Array, matched: Uint32Array, real: Uint32Array, titleWords: Int32Array): void {
+    const { scores: scratchScores, matched: scratchMatched, real: scratchReal, touched, titleWords: scratchTitleWords } = this;
     for (let i = 0; i < matchedIds.length; i++) {
       const id = matchedIds[i]!;
       scores[i] = scratchScores[id]!;
+      titleWords[i] = scratchTitleWords[id]!;
+      scratchTitleWords[id] = 0;
       scratchScores[id] = 0;
       touched[id] = 0;
       for (let w = 0; w < words; w++) {
@@ -289,9 +228,8 @@ export class QueryEvaluator {
   }
 
   /**
-   * Drops the postings of removed documents from a list before it is scored, as MiniSearch's search
-   * drops those it meets (its term frequency then counts live documents only). A list is checked once
-   * per removal, not once per query.
+   * Drops the postings of removed documents from a list before it is scored, so frequencies and
+   * document counts are of live notes only. A list is checked once per removal, not once per query.
    */
   private clean(postings: PostingList): void {
     const removals = this.documents.removals;
@@ -308,6 +246,9 @@ export class QueryEvaluator {
       this.touched = new Uint8Array(length);
       this.ids = new Int32Array(length);
       this.termIds = new Int32Array(length);
+      this.titleWords = new Int32Array(length);
+      this.titleMarks = new Int32Array(length);
+      this.titleStamp = 0;
     }
     const bits = this.scores.length * words;
     if (this.matched.length < bits) {
@@ -317,37 +258,40 @@ export class QueryEvaluator {
   }
 }
 
+/** Per field, how often an expansion's term occurs in document `id`. */
+function fieldFrequencies(expansion: Expansion, id: number): Partial<Record<FieldName, number>> | null {
+  let fields: Partial<Record<FieldName, number>> | null = null;
+  FIELDS.forEach((field, f) => {
+    const frequency = expansion.data.get(f)?.get(id);
+    if (frequency !== undefined) (fields ??= {})[field] = frequency;
+  });
+  return fields;
+}
+
 /**
- * The index terms of the wanted matches. A query term reached through itself alone matched exactly
- * where its bit is set; for those with several expansions, one pass over each expansion's lists,
- * looking only for the wanted documents.
+ * The index terms of the wanted matches. A word reaching one index term matched through it exactly
+ * where its bit is set; for words with several, one pass over each expansion's lists, looking only
+ * for the wanted documents (a common word's list is long: a lookup per hit would walk it each time).
  */
 function matchedTerms(
-  expansions: readonly Expansion[],
-  fieldIds: readonly number[],
+  planned: readonly PlannedWord[],
   ids: Int32Array,
   matched: Uint32Array,
   words: number,
   wanted: readonly number[],
 ): string[][] {
   const found = wanted.map(() => new Set<string>());
-  const bySource = new Map<number, Expansion[]>();
-  for (const expansion of expansions) {
-    const list = bySource.get(expansion.source);
-    if (list) list.push(expansion);
-    else bySource.set(expansion.source, [expansion]);
-  }
   const scanned: Expansion[] = [];
-  for (const [source, list] of bySource) {
-    if (list.length > 1) {
-      scanned.push(...list);
-      continue;
+  planned.forEach((word, source) => {
+    if (word.expansions.length !== 1) {
+      scanned.push(...word.expansions);
+      return;
     }
     const bit = (1 << (source & 31)) >>> 0;
     wanted.forEach((at, position) => {
-      if ((matched[at * words + (source >>> 5)]! & bit) !== 0) found[position]!.add(list[0]!.term);
+      if ((matched[at * words + (source >>> 5)]! & bit) !== 0) found[position]!.add(word.expansions[0]!.term);
     });
-  }
+  });
   if (scanned.length > 0) {
     const positions = new Map<number, number>();
     let highest = -1;
@@ -357,10 +301,8 @@ function matchedTerms(
       if (id > highest) highest = id;
     });
     for (const { term, data } of scanned) {
-      for (const fieldId of fieldIds) {
-        const postings = data.get(fieldId);
-        if (!postings) continue;
-        postings.forEachPosting((id) => {
+      for (let f = 0; f < FIELDS.length; f++) {
+        data.get(f)?.forEachPosting((id) => {
           if (id > highest) return false;
           const position = positions.get(id);
           if (position !== undefined) found[position]!.add(term);
@@ -372,12 +314,49 @@ function matchedTerms(
   return found.map((terms) => [...terms].sort());
 }
 
-/** Whether query term `term` matched match `i` of the evaluation. */
+function explainMatch(
+  planned: readonly PlannedWord[],
+  id: number,
+  idf: Float64Array,
+  df: Int32Array,
+  documents: DocumentTable,
+  ranking: RankingParameters,
+): WordExplanation[] {
+  const explained: WordExplanation[] = [];
+  planned.forEach((word, source) => {
+    const matches: MatchExplanation[] = [];
+    let tf = 0;
+    for (const expansion of word.expansions) {
+      const fields = fieldFrequencies(expansion, id);
+      if (!fields) continue;
+      matches.push({ term: expansion.term, via: expansion.kind, weight: roundScore(expansion.weight), fields });
+      FIELDS.forEach((field, f) => {
+        const frequency = fields[field];
+        if (frequency === undefined) return;
+        const length = documents.fieldLengths[id * documents.fieldCount + f]!;
+        tf += (expansion.weight * ranking.fieldWeights[field] * frequency) / lengthNorm(ranking.lengthNormalisation[field], length, documents.averageLength(f));
+      });
+    }
+    if (matches.length === 0) return;
+    explained.push({
+      word: word.query.term,
+      weight: queryWordWeight(ranking, word.query.weak),
+      idf: roundScore(idf[source]!),
+      df: df[source]!,
+      tf: roundScore(tf),
+      contribution: roundScore(queryWordWeight(ranking, word.query.weak) * saturatedScore(ranking, idf[source]!, tf)),
+      matches,
+    });
+  });
+  return explained;
+}
+
+/** Whether query word `term` matched match `i` of the evaluation. */
 export function matchedTerm(evaluation: Evaluation, i: number, term: number): boolean {
   return ((evaluation.matched[i * evaluation.words + (term >>> 5)]! >>> (term & 31)) & 1) === 1;
 }
 
-/** Whether query term `term` matched match `i` through itself or a prefix expansion. */
+/** Whether query word `term` matched match `i` through itself, its stem or a prefix. */
 export function realTerm(evaluation: Evaluation, i: number, term: number): boolean {
   return ((evaluation.real[i * evaluation.words + (term >>> 5)]! >>> (term & 31)) & 1) === 1;
 }

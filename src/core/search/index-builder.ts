@@ -8,6 +8,9 @@
 import { buildPhraseFilterFromHashes } from "./phrase-filter";
 import { TermTable, termHash } from "./term-table";
 import { TermScan, scanTerms, wordSequence } from "./tokenizer";
+import { FIELD_COUNT, FIELDS, type FieldName } from "./ranking";
+
+export { FIELD_COUNT, FIELDS } from "./ranking";
 
 export interface IndexDoc {
   path: string;
@@ -18,12 +21,6 @@ export interface IndexDoc {
   body: string;
 }
 
-/** Field weights: a word in the title says more about a note than the same word in its body. */
-export const FIELD_BOOSTS = { title: 4, aliases: 3, headings: 2, tags: 2, body: 1 } as const;
-
-type FieldName = keyof typeof FIELD_BOOSTS;
-export const FIELDS = Object.keys(FIELD_BOOSTS) as FieldName[];
-export const FIELD_COUNT = FIELDS.length;
 const BODY_FIELD = FIELDS.indexOf("body");
 
 /**

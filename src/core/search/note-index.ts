@@ -9,17 +9,20 @@ import { MiniSearchWriter, createTermData, type FieldLengthStore, type TermData 
 import { PostingArena, PostingList } from "./posting-list";
 import { PhraseText, containsPhrase, phraseCandidateTerms, type CandidateTerm } from "./phrase";
 import { isPhraseFilter, mayHoldPairs, phrasePairHashes } from "./phrase-filter";
-import { FIELD_BOOSTS, FIELD_COUNT, FIELDS, IndexBuilder, type IndexBatch, type IndexDoc } from "./index-builder";
+import { FIELD_COUNT, FIELDS, IndexBuilder, type IndexBatch, type IndexDoc } from "./index-builder";
 import { TermTable } from "./term-table";
 import { TermDictionary } from "./term-dictionary";
-import { STOP_WORD_WEIGHT, type ParsedQuery, type QueryTerm } from "./query";
-import { FUZZY_MATCH_CREDIT, positiveTerms } from "./scoring";
+import { type ParsedQuery, type QueryTerm } from "./query";
+import { positiveTerms } from "./scoring";
 import { QueryEvaluator, matchedTerm, realTerm, type DocumentTable, type Evaluation } from "./evaluator";
+import { planWord, type PlannedWord } from "./expansion";
+import { detectLanguages, Stems, type Language } from "./languages";
+import { coverage, queryWordWeight, RANKING, roundScore, titleMatch, type RankingParameters, type ScoreExplanation } from "./ranking";
 import { SnapshotError } from "./snapshot";
 import { tokenize, wordSequence } from "./tokenizer";
 import { comparePaths } from "../notes/paths";
 
-export { FIELD_BOOSTS, FIELD_COUNT, type IndexDoc } from "./index-builder";
+export { FIELD_COUNT, type IndexDoc } from "./index-builder";
 
 /** What indexing a note produced: its distinct terms and their frequencies, per field. */
 export interface DocVector {
@@ -37,8 +40,10 @@ export interface SearchHit {
   path: string;
   /** Larger is better; rounded to 3 decimals. */
   score: number;
-  /** The index terms that matched, sorted (prefix and fuzzy expansions included). */
+  /** The index terms that matched, sorted (stem, prefix and fuzzy expansions included). */
   terms: string[];
+  /** The parts of `score`, when the search asked for them. */
+  explanation?: ScoreExplanation;
 }
 
 export interface SearchPage {
@@ -62,6 +67,8 @@ export interface NoteSearchOptions {
    * the note is gone. Without it a phrase counts as present when all its terms are.
    */
   loadText?: (path: string) => Promise<string | null>;
+  /** Give each hit its score's parts (costs a lookup per hit and index term; nothing when false). */
+  explain?: boolean;
 }
 
 /** Bump when the tokenizer, fields or persisted postings change: older snapshots are then rebuilt. */
@@ -98,19 +105,23 @@ class Candidate {
 function collectCandidates(
   evaluation: Evaluation,
   terms: readonly QueryTerm[],
+  ranking: RankingParameters,
+  fieldLengths: Int32Array,
   checks: HitChecks,
   filters: readonly (Uint8Array | undefined)[],
   excluded: ReadonlySet<number> | null,
   filter: ((path: string) => boolean) | undefined,
 ): Candidate[] {
   const candidates: Candidate[] = [];
+  const whole = questionWeight(evaluation, terms, ranking);
+  const titleLengths = fieldLengths;
   for (let i = 0; i < evaluation.ids.length; i++) {
     const id = evaluation.ids[i]!;
     if (!passesChecks(evaluation, i, checks, filters[id])) continue;
     if (excluded?.has(id)) continue;
     let path: string | null = null;
     if (filter && !filter((path = evaluation.path(id)))) continue;
-    candidates.push(new Candidate(id, matchScore(evaluation, i, terms), i, path));
+    candidates.push(new Candidate(id, matchScore(evaluation, i, terms, ranking, whole, titleLengths[id * FIELD_COUNT]!), i, path));
   }
   return candidates;
 }
@@ -167,7 +178,7 @@ export interface LoadedIndex {
 
 function engineOptions(): Options<never> {
   return {
-    fields: FIELDS,
+    fields: [...FIELDS],
     storeFields: [],
     tokenize: (text) => tokenize(text),
     processTerm: (term) => term,
@@ -175,7 +186,6 @@ function engineOptions(): Options<never> {
     autoVacuum: false,
     // MiniSearch's warnings quote terms, which are note content (SPEC §11).
     logger: () => undefined,
-    searchOptions: { boost: { ...FIELD_BOOSTS }, tokenize: (term) => [term], processTerm: (term) => term },
   };
 }
 
@@ -187,6 +197,8 @@ class Documents implements DocumentTable, FieldLengthStore {
   readonly fieldCount = FIELD_COUNT;
   removals = 0;
   live = 0;
+  /** Sum of each field's length over the live documents. */
+  private readonly totals = new Float64Array(FIELD_COUNT);
   private readonly writer: () => MiniSearchWriter;
 
   constructor(writer: () => MiniSearchWriter) {
@@ -210,6 +222,7 @@ class Documents implements DocumentTable, FieldLengthStore {
 
   add(id: number, lengths: ArrayLike<number>, filter: Uint8Array | undefined): void {
     this.setLengths(id, lengths);
+    for (let f = 0; f < FIELD_COUNT; f++) this.totals[f] = this.totals[f]! + lengths[f]!;
     this.alive[id] = 1;
     this.filters[id] = filter;
     this.live += 1;
@@ -232,7 +245,12 @@ class Documents implements DocumentTable, FieldLengthStore {
     return this.live;
   }
 
+  averageLength(f: number): number {
+    return this.live > 0 ? this.totals[f]! / this.live : 0;
+  }
+
   remove(id: number): void {
+    for (let f = 0; f < FIELD_COUNT; f++) this.totals[f] = this.totals[f]! - this.fieldLengths[id * FIELD_COUNT + f]!;
     this.alive[id] = 0;
     this.filters[id] = undefined;
     this.live -= 1;
@@ -252,6 +270,12 @@ export class NoteIndex {
   private builder!: IndexBuilder;
   /** Where the short posting lists keep their bytes. */
   private arena!: PostingArena;
+  /** The vault's languages and their stems, detected again once the index has grown or shrunk by a tenth. */
+  private languages!: { atSize: number; stems: Stems[] } | null;
+  /** Stems per language, kept across detections (they remember what they worked out). */
+  private readonly stemsByLanguage = new Map<Language, Stems>();
+  /** How hits are ordered (ranking.ts); replaced only to measure another ranking. */
+  ranking: RankingParameters = RANKING;
 
   constructor() {
     this.clear();
@@ -267,7 +291,8 @@ export class NoteIndex {
     this.terms = new TermTable();
     this.dictionary = new TermDictionary(this.terms);
     writer.useTermDictionary(this.dictionary);
-    this.evaluator = new QueryEvaluator(this.engine, this.documents);
+    this.evaluator = new QueryEvaluator(this.documents);
+    this.languages = null;
     this.builder = new IndexBuilder(this.terms);
     this.arena = new PostingArena();
   }
@@ -294,10 +319,6 @@ export class NoteIndex {
     const batch = this.builder.take();
     this.appendBatch(batch, null);
     return keepVector ? vectorOf(batch, this.terms.terms) : null;
-  }
-
-  replace(doc: IndexDoc): void {
-    this.add(doc);
   }
 
   /** A builder numbering terms in the index's table: its batches are appended with no mapping (null). */
@@ -377,12 +398,6 @@ export class NoteIndex {
     this.engine.discard(path);
     this.documents.remove(id);
     return true;
-  }
-
-  /** The note's phrase filter, when it has one. */
-  phraseFilter(path: string): Uint8Array | undefined {
-    const id = this.writer.shortId(path);
-    return id === undefined ? undefined : this.documents.filters[id];
   }
 
   /** Indexed notes in short-id order, for a snapshot; `pause` between stretches of them. */
@@ -492,6 +507,31 @@ export class NoteIndex {
     return id;
   }
 
+  /** The index terms each word reaches (expansion.ts), in the vault's languages. */
+  private plan(terms: readonly QueryTerm[]): PlannedWord[] {
+    const stems = this.stems();
+    return terms.map((term) => planWord(term, this.dictionary, stems, this.ranking));
+  }
+
+  private stems(): Stems[] {
+    const size = this.documents.indexed;
+    const known = this.languages;
+    if (known && Math.abs(size - known.atSize) * 10 <= known.atSize) return known.stems;
+    const notesWith = (term: string): number => this.dictionary.get(term)?.get(FIELDS.indexOf("body"))?.size ?? 0;
+    const stems = detectLanguages(size, notesWith).map((language) => {
+      let kept = this.stemsByLanguage.get(language);
+      if (!kept) this.stemsByLanguage.set(language, (kept = new Stems(language)));
+      return kept;
+    });
+    this.languages = { atSize: size, stems };
+    return stems;
+  }
+
+  /** The languages whose stems queries reach, as last detected. */
+  detectedLanguages(): Language[] {
+    return this.stems().map(({ language }) => language);
+  }
+
   async search(query: ParsedQuery, options: NoteSearchOptions): Promise<SearchPage> {
     const phrases = query.phrases.map(toPhraseCheck);
     const groupPhrases = query.groups.map((group) => group.alternatives.map((alternative) => alternative.phrases.map(toPhraseCheck)));
@@ -508,7 +548,7 @@ export class NoteIndex {
     // requirements (+the, phrases, groups) say on their own what a hit is.
     const unconstrained = query.required.length === 0 && query.phrases.length === 0 && query.groups.length === 0;
     const checks: HitChecks = {
-      strong: unconstrained ? terms.flatMap((term, position) => (term.weight > STOP_WORD_WEIGHT ? [position] : [])) : [],
+      strong: unconstrained ? terms.flatMap((term, position) => (term.weak ? [] : [position])) : [],
       required: query.required.map(({ term }) => at(term)),
       phrases: phrases.map(phraseAt),
       groups: query.groups.map((group, g) =>
@@ -516,9 +556,11 @@ export class NoteIndex {
       ),
     };
 
-    const evaluation = this.evaluator.evaluate(terms);
+    const ranking = this.ranking;
+    const evaluation = this.evaluator.evaluate(this.plan(terms), ranking);
     const excluded = exclusion.excluded.size > 0 ? exclusion.excluded : null;
-    const candidates = collectCandidates(evaluation, terms, checks, this.documents.filters, excluded, options.filter);
+    const candidates = collectCandidates(evaluation, terms, ranking, this.documents.fieldLengths, checks, this.documents.filters, excluded, options.filter);
+    const explain = options.explain === true ? { titleLengths: this.documents.fieldLengths, terms, ranking, whole: questionWeight(evaluation, terms, ranking) } : null;
     const pathOf = (candidate: Candidate): string => (candidate.path ??= evaluation.path(candidate.id));
     const byRank = (a: Candidate, b: Candidate): number => b.score - a.score || comparePaths(pathOf(a), pathOf(b));
     const start = Math.max(0, options.offset);
@@ -526,7 +568,7 @@ export class NoteIndex {
     const hasPositivePhrases = phrases.length > 0 || groupPhrases.some((group) => group.some((alternative) => alternative.length > 0));
     if (!hasPositivePhrases && exclusion.suspects.size === 0) {
       // Nothing to read: only the page needs ordering, not every match of a word in all notes.
-      return { total: candidates.length, hits: toHits(evaluation, bestCandidates(candidates, wanted, byRank).slice(start), pathOf) };
+      return { total: candidates.length, hits: toHits(evaluation, bestCandidates(candidates, wanted, byRank).slice(start), pathOf, explain) };
     }
     const verified = await this.verifyPhrases(new RankedCandidates(candidates, byRank), wanted, pathOf, {
       evaluation,
@@ -536,7 +578,7 @@ export class NoteIndex {
       suspects: exclusion.suspects,
       loadText: options.loadText,
     });
-    const page: SearchPage = { total: verified.total, hits: toHits(evaluation, verified.kept.slice(start, wanted), pathOf) };
+    const page: SearchPage = { total: verified.total, hits: toHits(evaluation, verified.kept.slice(start, wanted), pathOf, explain) };
     if (verified.estimated) page.totalEstimated = true;
     return page;
   }
@@ -557,7 +599,8 @@ export class NoteIndex {
           term: candidate.term,
           prefix: candidate.prefix || (known?.prefix ?? false),
           fuzzy: 0,
-          weight: 1,
+          weak: false,
+          match: "exact",
         });
       }
     }
@@ -566,7 +609,7 @@ export class NoteIndex {
     const positions = new Map(terms.map((term, position) => [term.term, position]));
     const excludedTerms = query.excluded.map(({ term }) => positions.get(term)!);
     const phrases = excludedPhrases.map((phrase) => ({ phrase, terms: phrase.candidates.map(({ term }) => positions.get(term)!) }));
-    const evaluation = this.evaluator.evaluate(terms);
+    const evaluation = this.evaluator.evaluate(this.plan(terms), this.ranking);
     for (let i = 0; i < evaluation.ids.length; i++) {
       const id = evaluation.ids[i]!;
       if (excludedTerms.some((term) => matchedTerm(evaluation, i, term))) {
@@ -661,9 +704,29 @@ function vectorOf(batch: IndexBatch, terms: readonly string[]): DocVector {
   return vector;
 }
 
-function toHits(evaluation: Evaluation, page: readonly Candidate[], pathOf: (candidate: Candidate) => string): SearchHit[] {
-  const terms = evaluation.terms(page.map(({ at }) => at));
-  return page.map((candidate, position) => ({ path: pathOf(candidate), score: candidate.score, terms: terms[position]! }));
+interface ExplainPlan {
+  titleLengths: Int32Array;
+  terms: readonly QueryTerm[];
+  ranking: RankingParameters;
+  whole: number;
+}
+
+function toHits(evaluation: Evaluation, page: readonly Candidate[], pathOf: (candidate: Candidate) => string, explain: ExplainPlan | null): SearchHit[] {
+  const matches = page.map(({ at }) => at);
+  const terms = evaluation.terms(matches);
+  const parts = explain ? evaluation.explain(matches) : null;
+  return page.map((candidate, position) => {
+    const hit: SearchHit = { path: pathOf(candidate), score: candidate.score, terms: terms[position]! };
+    if (explain && parts) {
+      hit.explanation = {
+        score: candidate.score,
+        coverage: roundScore(coverage(explain.ranking, coveredWeight(evaluation, candidate.at, explain.terms, explain.ranking), explain.whole)),
+        title: roundScore(titleMatch(explain.ranking, evaluation.titleWords[candidate.at]!, explain.titleLengths[candidate.id * FIELD_COUNT]!)),
+        words: parts[position]!,
+      };
+    }
+    return hit;
+  });
 }
 
 /** The first `wanted` candidates in rank order, without sorting them all when few are wanted. */
@@ -771,25 +834,26 @@ function mayHavePhrase(evaluation: Evaluation, i: number, plan: PhrasePositions,
   return !filter || mayHoldPairs(filter, plan.phrase.pairs);
 }
 
-/**
- * BM25 summed over the query terms, times the weight of the query terms matched (a near-miss spelling
- * counting FUZZY_MATCH_CREDIT): MiniSearch multiplies by their plain count instead, which would let a
- * note win by matching "a", "of" and "the". Rounded to 3 decimals.
- */
-function matchScore(evaluation: Evaluation, i: number, terms: readonly QueryTerm[]): number {
-  let count = 0;
-  let coordination = 0;
+/** Σ weight × idf over every query word: what a note covering the whole question matched. */
+function questionWeight(evaluation: Evaluation, terms: readonly QueryTerm[], ranking: RankingParameters): number {
+  let whole = 0;
+  for (let t = 0; t < terms.length; t++) whole += queryWordWeight(ranking, terms[t]!.weak) * evaluation.idf[t]!;
+  return whole;
+}
+
+/** Σ weight × idf over the words match `i` matched, a near spelling counting `fuzzyCoverage` of it. */
+function coveredWeight(evaluation: Evaluation, i: number, terms: readonly QueryTerm[], ranking: RankingParameters): number {
+  let covered = 0;
   for (let t = 0; t < terms.length; t++) {
     if (!matchedTerm(evaluation, i, t)) continue;
-    count += 1;
-    coordination += terms[t]!.weight * (realTerm(evaluation, i, t) ? 1 : FUZZY_MATCH_CREDIT);
+    covered += queryWordWeight(ranking, terms[t]!.weak) * evaluation.idf[t]! * (realTerm(evaluation, i, t) ? 1 : ranking.fuzzyCoverage);
   }
-  const sum = evaluation.scores[i]!;
-  // MiniSearch's score is the sum times the matched count; dividing it out again keeps scores equal to
-  // the bit with those computed from MiniSearch's results.
-  const quality = Math.max(1, count);
-  const bm25 = (sum * quality) / quality;
-  return Math.round(bm25 * coordination * 1000) / 1000;
+  return covered;
+}
+
+/** BM25F times coverage and the title factor (ranking.ts), rounded to 3 decimals. */
+function matchScore(evaluation: Evaluation, i: number, terms: readonly QueryTerm[], ranking: RankingParameters, whole: number, titleLength: number): number {
+  return roundScore(evaluation.scores[i]! * coverage(ranking, coveredWeight(evaluation, i, terms, ranking), whole) * titleMatch(ranking, evaluation.titleWords[i]!, titleLength));
 }
 
 interface PhrasePlan {

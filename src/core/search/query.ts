@@ -5,16 +5,24 @@
 import { invalid, lexQuery, type Chain, type Operand } from "./query-lexer";
 import { containsCjk, isStopWord, tokenize } from "./tokenizer";
 
+/**
+ * How far a word may reach beyond itself (expansion.ts): `exact` (a quoted word, an exclusion),
+ * `stem` (+word, AND: its inflections too), `loose` (a plain word: inflections, and when the vault
+ * lacks the word, longer words it begins and near spellings).
+ */
+export type TermMatch = "exact" | "stem" | "loose";
+
 /** One index term to look up. */
 export interface QueryTerm {
   /** The term as the index stores it (tokenizer output). */
   term: string;
-  /** Also match index terms that start with `term` (inflections: snapshot → snapshots). */
+  /** Written `word*`: every index term that starts with `term` counts as the word. */
   prefix: boolean;
-  /** Allowed edit distance as a fraction of the term's length (MiniSearch's convention); 0 = none. */
+  /** Allowed edit distance of a near spelling, as a fraction of the term's length; 0 = none. */
   fuzzy: number;
-  /** Relative weight of the term: 1, or STOP_WORD_WEIGHT for stop words. */
-  weight: number;
+  /** A stop word or lone kana: it counts little (ranking.ts) and alone makes no hit. */
+  weak: boolean;
+  match: TermMatch;
 }
 
 /** One way to satisfy a group: every term matched and every phrase present. */
@@ -50,9 +58,6 @@ export interface ParsedQuery {
 }
 
 export const MAX_QUERY_LENGTH = 1000;
-export const STOP_WORD_WEIGHT = 0.1;
-const MIN_PREFIX_LENGTH = 3;
-const MIN_CJK_PREFIX_LENGTH = 2;
 const MIN_FUZZY_LENGTH = 5;
 const FUZZINESS = 0.2;
 const LONE_HIRAGANA = /^\p{scx=Hira}$/u;
@@ -79,29 +84,34 @@ function isWeak(term: string): boolean {
   return isStopWord(term) || LONE_HIRAGANA.test(term);
 }
 
-function canExpand(term: string): boolean {
-  return !DIGITS_ONLY.test(term);
-}
-
-function autoPrefix(term: string): boolean {
-  const minimum = containsCjk(term) ? MIN_CJK_PREFIX_LENGTH : MIN_PREFIX_LENGTH;
-  return canExpand(term) && !isWeak(term) && codePointLength(term) >= minimum;
-}
-
 function looseTerm(term: string, explicitPrefix: boolean): QueryTerm {
-  const weight = isWeak(term) ? STOP_WORD_WEIGHT : 1;
-  if (explicitPrefix) return { term, prefix: true, fuzzy: 0, weight };
+  const weak = isWeak(term);
+  if (explicitPrefix) return { term, prefix: true, fuzzy: 0, weak, match: "loose" };
   const fuzzy =
-    weight === 1 && !containsCjk(term) && !HAS_DIGIT.test(term) && codePointLength(term) >= MIN_FUZZY_LENGTH ? FUZZINESS : 0;
-  return { term, prefix: autoPrefix(term), fuzzy, weight };
+    !weak && !containsCjk(term) && !HAS_DIGIT.test(term) && codePointLength(term) >= MIN_FUZZY_LENGTH ? FUZZINESS : 0;
+  return { term, prefix: false, fuzzy, weak, match: weak || DIGITS_ONLY.test(term) ? "exact" : "loose" };
 }
 
 function strictTerm(term: string, explicitPrefix: boolean): QueryTerm {
-  return { term, prefix: explicitPrefix || autoPrefix(term), fuzzy: 0, weight: isWeak(term) ? STOP_WORD_WEIGHT : 1 };
+  const weak = isWeak(term);
+  return { term, prefix: explicitPrefix, fuzzy: 0, weak, match: weak ? "exact" : "stem" };
 }
 
 function exactTerm(term: string, explicitPrefix: boolean): QueryTerm {
-  return { term, prefix: explicitPrefix, fuzzy: 0, weight: isWeak(term) ? STOP_WORD_WEIGHT : 1 };
+  return { term, prefix: explicitPrefix, fuzzy: 0, weak: isWeak(term), match: "exact" };
+}
+
+const REACH: Readonly<Record<TermMatch, number>> = { exact: 0, stem: 1, loose: 2 };
+
+/** The same word written twice reaches as far as the farther-reaching of the two. */
+export function mergeTerm(known: QueryTerm, term: QueryTerm): QueryTerm {
+  return {
+    term: term.term,
+    prefix: known.prefix || term.prefix,
+    fuzzy: Math.max(known.fuzzy, term.fuzzy),
+    weak: known.weak && term.weak,
+    match: REACH[known.match] >= REACH[term.match] ? known.match : term.match,
+  };
 }
 
 /** A lone word outside CJK is a term; anything else (e-mail, 東京で, a quoted phrase) is a sequence. */
@@ -247,17 +257,7 @@ function mergeTerms(terms: readonly QueryTerm[]): QueryTerm[] {
   const byTerm = new Map<string, QueryTerm>();
   for (const term of terms) {
     const known = byTerm.get(term.term);
-    byTerm.set(
-      term.term,
-      known
-        ? {
-            term: term.term,
-            prefix: known.prefix || term.prefix,
-            fuzzy: Math.max(known.fuzzy, term.fuzzy),
-            weight: Math.max(known.weight, term.weight),
-          }
-        : term,
-    );
+    byTerm.set(term.term, known ? mergeTerm(known, term) : term);
   }
   return [...byTerm.values()];
 }

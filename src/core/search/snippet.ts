@@ -2,7 +2,6 @@
 // densest cluster of query words, each marked <<like this>>. Words are compared in their index form,
 // so the marks agree with what the index matched (Größe for "grosse", snapshots for "snapshot").
 import type { ParsedQuery, QueryTerm } from "./query";
-import { STOP_WORD_WEIGHT } from "./query";
 import { containsCjk, forEachWordPiece, pieceTerm } from "./tokenizer";
 
 export const SNIPPET_CHARS = 200;
@@ -17,6 +16,11 @@ const NON_SPACE = /\S/;
 export interface SnippetOptions {
   /** Length of the window, in characters of the body; about 200 by default. */
   maxChars?: number;
+  /**
+   * The index terms the hit matched (SearchHit.terms): inflections and expansions of the query's
+   * words (snapshots for "snapshot") are marked as the index found them.
+   */
+  matchedTerms?: readonly string[];
 }
 
 interface Mark {
@@ -39,7 +43,7 @@ interface Matcher {
  */
 export function makeSnippet(body: string, query: ParsedQuery, options: SnippetOptions = {}): string {
   const maxChars = Math.max(MIN_SNIPPET_CHARS, Math.floor(options.maxChars ?? SNIPPET_CHARS));
-  const matcher = matcherFor(query);
+  const matcher = matcherFor(query, options.matchedTerms ?? []);
   const scanFrom = scanStart(body, matcher, maxChars);
   let marks = findMarks(body, matcher, scanFrom, SCAN_AFTER_NEW_WORD * maxChars);
   if (marks.length === 0 && scanFrom > 0) marks = findMarks(body, matcher, 0, SCAN_AFTER_NEW_WORD * maxChars);
@@ -56,10 +60,10 @@ export function makeSnippet(body: string, query: ParsedQuery, options: SnippetOp
   return render(body, from, to, marks.slice(first, last + 1));
 }
 
-function matcherFor(query: ParsedQuery): Matcher {
+function matcherFor(query: ParsedQuery, matchedTerms: readonly string[]): Matcher {
   const words: QueryTerm[] = [...query.terms, ...query.required];
   for (const group of query.groups) for (const alternative of group.alternatives) words.push(...alternative.terms);
-  const strong = words.filter((word) => word.weight > STOP_WORD_WEIGHT);
+  const strong = words.filter((word) => !word.weak);
   const shown = strong.length > 0 ? strong : words;
   const exact = new Map<string, string>();
   const prefixes: string[] = [];
@@ -70,6 +74,8 @@ function matcherFor(query: ParsedQuery): Matcher {
     else exact.set(term, term);
   };
   for (const word of shown) addWord(word.term, word.prefix);
+  const weak = new Set(words.filter((word) => word.weak).map((word) => word.term));
+  for (const term of matchedTerms) if (!containsCjk(term) && !(strong.length > 0 && weak.has(term))) addWord(term, false);
   const phrases = [...query.phrases];
   for (const group of query.groups) for (const alternative of group.alternatives) phrases.push(...alternative.phrases);
   for (const phrase of phrases) for (const word of phrase) addWord(word, false);

@@ -708,6 +708,7 @@ export class Engine implements VaultEngine {
       offset: options.offset,
       filter: options.filter,
       loadText: (path) => this.bodyText(path),
+      explain: options.explain === true,
     });
     const outcome: SearchOutcome = { total: page.total, hits: page.hits };
     if (page.totalEstimated) outcome.total_estimated = true;

@@ -5,6 +5,7 @@ import type { ResolveOptions } from "../notes/paths";
 import type { NoteFacts } from "../notes/structure";
 import type { RecoveryReport } from "../write/transaction";
 import type { WritePath } from "../write/write-path";
+import type { ScoreExplanation } from "../search/ranking";
 
 export interface FileRecord extends FileStat {
   /** True for `.md` files; everything else is an attachment. */
@@ -59,6 +60,8 @@ export interface SearchHit {
   path: string;
   score: number;
   terms: string[];
+  /** The parts of `score`, when the search asked for them. */
+  explanation?: ScoreExplanation;
 }
 
 export interface SearchOutcome {
@@ -72,6 +75,8 @@ export interface SearchOptions {
   limit: number;
   offset: number;
   filter?: (path: string) => boolean;
+  /** Each hit carries the parts of its score (see core/search/ranking.ts). */
+  explain?: boolean;
 }
 
 /** One vault as the engine serves it: the read view plus search and lifecycle. */

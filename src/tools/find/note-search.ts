@@ -2,6 +2,7 @@
 import { parseQuery } from "../../core/search/query";
 import { makeSnippet } from "../../core/search/snippet";
 import type { FileRecord, VaultEngine } from "../../core/vault/types";
+import type { ScoreExplanation } from "../../core/search/ranking";
 import {
   allTagsMatcher,
   fileFilter,
@@ -15,14 +16,14 @@ import {
   tagsField,
   vaultField,
 } from "../common";
-import { object, optional, record, string } from "../schema";
+import { boolean, object, optional, record, string } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
 import { conditionsFrom, matches } from "./properties";
 
 const ZERO_HITS_HINT =
   "No note matched. Try fewer or more general words, drop filters (prefix, tags, properties), or use vault_grep for exact text or a regular expression.";
 
-function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined) {
+function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: ScoreExplanation) {
   const summary = engine.summary(record.path);
   return {
     path: record.path,
@@ -32,6 +33,7 @@ function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null,
     tags: summary?.tags ?? [],
     modified: iso(record.mtime),
     bytes: record.size,
+    ...(explanation ? { explanation } : {}),
   };
 }
 
@@ -51,6 +53,7 @@ export const noteSearch = defineTool({
     properties: optional(record({ description: 'Frontmatter properties that must equal the given values, e.g. {"status": "active"}.' })),
     limit: limitField(10, 50),
     offset: offsetField,
+    explain: optional(boolean({ description: "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight." })),
   }),
   annotations: READ_ONLY,
   async handler(ctx, args) {
@@ -85,7 +88,12 @@ export const noteSearch = defineTool({
     } else {
       const parsed = parseQuery(query);
       // Unfiltered, every indexed note is a file of the vault: no check per match (thousands for a common word).
-      const outcome = await engine.search(query, { limit: args.limit, offset: args.offset, ...(filtered ? { filter: accept } : {}) });
+      const outcome = await engine.search(query, {
+        limit: args.limit,
+        offset: args.offset,
+        ...(filtered ? { filter: accept } : {}),
+        ...(args.explain === true ? { explain: true } : {}),
+      });
       total = outcome.total;
       totalEstimated = outcome.total_estimated === true;
       const bodies = await Promise.all(outcome.hits.map((hit) => engine.bodyText(hit.path)));
@@ -94,7 +102,7 @@ export const noteSearch = defineTool({
         const file = engine.file(hit.path);
         if (!file) return;
         const body = bodies[position] ?? null;
-        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed)));
+        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), hit.explanation));
       });
     }
     const result: Record<string, unknown> = {

@@ -9,9 +9,11 @@ test("matches are marked with << >>", () => {
   assert.equal(makeSnippet("When empty, the bucket refills slowly.", parseQuery("bucket")), "When empty, the <<bucket>> refills slowly.");
 });
 
-test("marks follow the index: case, diacritics and prefixes", () => {
-  const snippet = makeSnippet("Die Größe der Straße. Many Snapshots were taken.", parseQuery("grosse strasse snapshot"));
+test("marks follow the index: case, diacritics, explicit prefixes and the terms the hit matched", () => {
+  const snippet = makeSnippet("Die Größe der Straße. Many Snapshots were taken.", parseQuery("grosse strasse snapshot"), { matchedTerms: ["snapshots"] });
   assert.equal(snippet, "Die <<Größe>> der <<Straße>>. Many <<Snapshots>> were taken.");
+  assert.equal(makeSnippet("Many Snapshots were taken.", parseQuery("snap*")), "Many <<Snapshots>> were taken.");
+  assert.equal(makeSnippet("Many Snapshots were taken.", parseQuery("snapshot")), "Many Snapshots were taken.", "without the hit's terms, only the word itself");
 });
 
 test("stop words are not marked when the query has real words", () => {
