@@ -29,14 +29,12 @@ export interface PlannedWord {
   expansions: Expansion[];
 }
 
-/** Fewest letters a stem class or an automatic prefix is looked up by. */
-const MIN_PREFIX_LENGTH = 3;
-const MIN_CJK_PREFIX_LENGTH = 2;
+/** Fewest first letters a stem class is looked up by. */
+const MIN_STEM_PREFIX_LENGTH = 3;
 /** Words sharing a query word's first letters examined for its stem: bounds a query on a huge vocabulary. */
 const MAX_STEM_CANDIDATES = 4000;
-/** Largest edit distance of a near spelling. */
-const MAX_FUZZY_DISTANCE = 6;
 const DIGITS_ONLY = /^\p{N}+$/u;
+const HAS_DIGIT = /\p{N}/u;
 
 export function planWord(query: QueryTerm, lookup: TermLookup, stems: readonly Stems[], ranking: RankingParameters): PlannedWord {
   const expansions: Expansion[] = [];
@@ -56,7 +54,7 @@ export function planWord(query: QueryTerm, lookup: TermLookup, stems: readonly S
   const cjk = containsCjk(word);
   if (!cjk) {
     for (const language of stems) {
-      const from = language.candidatePrefix(word, MIN_PREFIX_LENGTH);
+      const from = language.candidatePrefix(word, MIN_STEM_PREFIX_LENGTH);
       if (from === null) continue;
       const stem = language.of(word);
       let examined = 0;
@@ -68,11 +66,12 @@ export function planWord(query: QueryTerm, lookup: TermLookup, stems: readonly S
   }
   const missing = expansions.length === 0;
   if (query.match !== "loose" || !(missing || (cjk && ranking.cjkPrefixAlways))) return { query, expansions };
-  if (Array.from(word).length >= (cjk ? MIN_CJK_PREFIX_LENGTH : MIN_PREFIX_LENGTH)) {
+  const letters = Array.from(word).length;
+  if (letters >= (cjk ? ranking.minCjkPrefixLength : ranking.minPrefixLength)) {
     for (const [term, data] of lookup.atPrefix(word)) add(term, data, "prefix", expansionWeight(ranking, "prefix", term.length, term.length - word.length, false));
   }
-  if (query.fuzzy > 0 && missing) {
-    const distance = Math.min(MAX_FUZZY_DISTANCE, Math.round(word.length * query.fuzzy));
+  if (missing && !cjk && !HAS_DIGIT.test(word) && letters >= ranking.minFuzzyLength) {
+    const distance = Math.min(ranking.maxFuzzyDistance, Math.round(word.length * ranking.fuzziness));
     if (distance > 0) {
       for (const [term, [data, edits]] of lookup.fuzzyGet(word, distance)) {
         if (edits > 0) add(term, data, "fuzzy", expansionWeight(ranking, "fuzzy", term.length, edits, false));

@@ -18,8 +18,6 @@ export interface QueryTerm {
   term: string;
   /** Written `word*`: every index term that starts with `term` counts as the word. */
   prefix: boolean;
-  /** Allowed edit distance of a near spelling, as a fraction of the term's length; 0 = none. */
-  fuzzy: number;
   /** A stop word or lone kana: it counts little (ranking.ts) and alone makes no hit. */
   weak: boolean;
   match: TermMatch;
@@ -58,10 +56,7 @@ export interface ParsedQuery {
 }
 
 export const MAX_QUERY_LENGTH = 1000;
-const MIN_FUZZY_LENGTH = 5;
-const FUZZINESS = 0.2;
 const LONE_HIRAGANA = /^\p{scx=Hira}$/u;
-const HAS_DIGIT = /\p{N}/u;
 const DIGITS_ONLY = /^\p{N}+$/u;
 
 export function parseQuery(input: string): ParsedQuery {
@@ -76,29 +71,23 @@ export function parseQuery(input: string): ParsedQuery {
   return builder.finish();
 }
 
-function codePointLength(text: string): number {
-  return Array.from(text).length;
-}
-
 function isWeak(term: string): boolean {
   return isStopWord(term) || LONE_HIRAGANA.test(term);
 }
 
 function looseTerm(term: string, explicitPrefix: boolean): QueryTerm {
   const weak = isWeak(term);
-  if (explicitPrefix) return { term, prefix: true, fuzzy: 0, weak, match: "loose" };
-  const fuzzy =
-    !weak && !containsCjk(term) && !HAS_DIGIT.test(term) && codePointLength(term) >= MIN_FUZZY_LENGTH ? FUZZINESS : 0;
-  return { term, prefix: false, fuzzy, weak, match: weak || DIGITS_ONLY.test(term) ? "exact" : "loose" };
+  if (explicitPrefix) return { term, prefix: true, weak, match: "loose" };
+  return { term, prefix: false, weak, match: weak || DIGITS_ONLY.test(term) ? "exact" : "loose" };
 }
 
 function strictTerm(term: string, explicitPrefix: boolean): QueryTerm {
   const weak = isWeak(term);
-  return { term, prefix: explicitPrefix, fuzzy: 0, weak, match: weak ? "exact" : "stem" };
+  return { term, prefix: explicitPrefix, weak, match: weak ? "exact" : "stem" };
 }
 
 function exactTerm(term: string, explicitPrefix: boolean): QueryTerm {
-  return { term, prefix: explicitPrefix, fuzzy: 0, weak: isWeak(term), match: "exact" };
+  return { term, prefix: explicitPrefix, weak: isWeak(term), match: "exact" };
 }
 
 const REACH: Readonly<Record<TermMatch, number>> = { exact: 0, stem: 1, loose: 2 };
@@ -108,7 +97,6 @@ export function mergeTerm(known: QueryTerm, term: QueryTerm): QueryTerm {
   return {
     term: term.term,
     prefix: known.prefix || term.prefix,
-    fuzzy: Math.max(known.fuzzy, term.fuzzy),
     weak: known.weak && term.weak,
     match: REACH[known.match] >= REACH[term.match] ? known.match : term.match,
   };

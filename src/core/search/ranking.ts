@@ -35,6 +35,13 @@ export interface RankingParameters {
   readonly explicitPrefixWeight: number;
   /** CJK words also reach the longer words they begin (東京 → 東京タワー), not only when missing. */
   readonly cjkPrefixAlways: boolean;
+  /** Fewest letters of a word that reaches the longer words it begins (CJK: minCjkPrefixLength). */
+  readonly minPrefixLength: number;
+  readonly minCjkPrefixLength: number;
+  /** Fewest letters of a word that reaches near spellings, and how many edits per letter (at most maxFuzzyDistance). */
+  readonly minFuzzyLength: number;
+  readonly fuzziness: number;
+  readonly maxFuzzyDistance: number;
   /** Weight of a stop word ("how", "the", "de") against 1 for other words. */
   readonly stopWordWeight: number;
   /** How strongly notes covering more of the question are preferred; 0 leaves plain BM25F. */
@@ -54,6 +61,11 @@ export const RANKING: RankingParameters = Object.freeze({
   fuzzyWeight: 0.3,
   explicitPrefixWeight: 1,
   cjkPrefixAlways: true,
+  minPrefixLength: 3,
+  minCjkPrefixLength: 2,
+  minFuzzyLength: 5,
+  fuzziness: 0.2,
+  maxFuzzyDistance: 6,
   stopWordWeight: 0.1,
   coverageExponent: 0,
   titleBonus: 0.25,
@@ -111,6 +123,19 @@ export function coverage(ranking: RankingParameters, matched: number, total: num
 /** The title factor: `titleWords` of the note's `titleLength` distinct title words are in the question. */
 export function titleMatch(ranking: RankingParameters, titleWords: number, titleLength: number): number {
   return titleLength > 0 ? 1 + ranking.titleBonus * Math.min(1, titleWords / titleLength) : 1;
+}
+
+/** What one query word adds to the weight of the question a note covers: its weight × idf, a near spelling counting less. */
+export function wordCoverage(ranking: RankingParameters, weak: boolean, idf: number, matchedByItself: boolean): number {
+  return queryWordWeight(ranking, weak) * idf * (matchedByItself ? 1 : ranking.fuzzyCoverage);
+}
+
+/**
+ * A note's score: its BM25F sum times coverage() and titleMatch(). `covered` and `whole` are sums of
+ * wordCoverage() over the words it matched and over all words (matched by themselves).
+ */
+export function noteScore(ranking: RankingParameters, bm25f: number, covered: number, whole: number, titleWords: number, titleLength: number): number {
+  return roundScore(bm25f * coverage(ranking, covered, whole) * titleMatch(ranking, titleWords, titleLength));
 }
 
 /** Scores are shown to three decimals; ties then break by path. */

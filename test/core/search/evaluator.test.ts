@@ -8,7 +8,7 @@ import { NoteIndex, type DocVector, type IndexDoc } from "../../../src/core/sear
 import { FIELDS, RANKING, type RankingParameters } from "../../../src/core/search/ranking";
 import { phraseCandidateTerms } from "../../../src/core/search/phrase";
 import { parseQuery, type QueryTerm } from "../../../src/core/search/query";
-import { positiveTerms } from "../../../src/core/search/scoring";
+import { positiveTerms } from "../../../src/core/search/query-plan";
 import { HELP_VAULT } from "../../support/vaults";
 
 function helpDocs(): IndexDoc[] {
@@ -42,7 +42,7 @@ function termsOf(query: string): QueryTerm[] {
   return [...positiveTerms(parsed, phrases.map((words) => ({ candidates: phraseCandidateTerms(words) }))).values()];
 }
 
-const exact = (term: string, weak = false): QueryTerm => ({ term, prefix: false, fuzzy: 0, weak, match: "exact" });
+const exact = (term: string, weak = false): QueryTerm => ({ term, prefix: false, weak, match: "exact" });
 
 /** BM25F as ranking.ts states it, computed the long way from each note's term vector. */
 function referenceScores(vectors: ReadonlyMap<string, DocVector>, words: readonly QueryTerm[], ranking: RankingParameters): Map<string, number> {

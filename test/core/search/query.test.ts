@@ -19,27 +19,27 @@ function rejection(input: string): ToolError {
   assert.fail(`expected ${JSON.stringify(input)} to be refused`);
 }
 
-test("plain words are optional and loose: inflections, and (when long) near spellings if the vault lacks them", () => {
+test("plain words are optional and loose: inflections, and near spellings if the vault lacks them", () => {
   const query = parseQuery("token Bucket");
   assert.deepEqual(query.terms, [
-    { term: "token", prefix: false, fuzzy: 0.2, weak: false, match: "loose" },
-    { term: "bucket", prefix: false, fuzzy: 0.2, weak: false, match: "loose" },
+    { term: "token", prefix: false, weak: false, match: "loose" },
+    { term: "bucket", prefix: false, weak: false, match: "loose" },
   ]);
   assert.deepEqual([query.required, query.excluded, query.phrases, query.excludedPhrases, query.groups], [[], [], [], [], []]);
 });
 
-test("short words get no near spellings; stop words (of every supported language) match exactly and are weak", () => {
+test("stop words (of every supported language) match exactly and are weak", () => {
   const query = parseQuery("the sync of a note para les");
   const byName = new Map(query.terms.map((term) => [term.term, term]));
-  assert.deepEqual(byName.get("sync"), { term: "sync", prefix: false, fuzzy: 0, weak: false, match: "loose" });
-  assert.deepEqual(byName.get("the"), { term: "the", prefix: false, fuzzy: 0, weak: true, match: "exact" });
-  assert.deepEqual(byName.get("a"), { term: "a", prefix: false, fuzzy: 0, weak: true, match: "exact" });
+  assert.deepEqual(byName.get("sync"), { term: "sync", prefix: false, weak: false, match: "loose" });
+  assert.deepEqual(byName.get("the"), { term: "the", prefix: false, weak: true, match: "exact" });
+  assert.deepEqual(byName.get("a"), { term: "a", prefix: false, weak: true, match: "exact" });
   assert.equal(byName.get("para")?.weak, true);
   assert.equal(byName.get("les")?.weak, true);
 });
 
 test("numbers are matched exactly", () => {
-  assert.deepEqual(parseQuery("2024").terms, [{ term: "2024", prefix: false, fuzzy: 0, weak: false, match: "exact" }]);
+  assert.deepEqual(parseQuery("2024").terms, [{ term: "2024", prefix: false, weak: false, match: "exact" }]);
 });
 
 test("query words are normalised like the notes (diacritics, case)", () => {
@@ -50,9 +50,9 @@ const operators: Array<[string, string, (query: ParsedQuery) => void]> = [
   ['"exact phrase"', "a quoted phrase is required", (q) => assert.deepEqual(q.phrases, [["exact", "phrase"]])],
   ["\u201ctoken bucket\u201d", "typographic quotes work too", (q) => assert.deepEqual(q.phrases, [["token", "bucket"]])],
   ['"bucket"', "a quoted single word is required and exact", (q) =>
-    assert.deepEqual(q.required, [{ term: "bucket", prefix: false, fuzzy: 0, weak: false, match: "exact" }])],
+    assert.deepEqual(q.required, [{ term: "bucket", prefix: false, weak: false, match: "exact" }])],
   ["+bucket leak", "+word is required, with its inflections, without near spellings", (q) => {
-    assert.deepEqual(q.required, [{ term: "bucket", prefix: false, fuzzy: 0, weak: false, match: "stem" }]);
+    assert.deepEqual(q.required, [{ term: "bucket", prefix: false, weak: false, match: "stem" }]);
     assert.deepEqual(names(q.terms), ["leak"]);
   }],
   ["+bucket bucket", "a required word is not also optional", (q) => {
@@ -60,16 +60,16 @@ const operators: Array<[string, string, (query: ParsedQuery) => void]> = [
     assert.deepEqual(q.terms, []);
   }],
   ["sync -mobile", "-word is excluded, exactly", (q) => {
-    assert.deepEqual(q.excluded, [{ term: "mobile", prefix: false, fuzzy: 0, weak: false, match: "exact" }]);
+    assert.deepEqual(q.excluded, [{ term: "mobile", prefix: false, weak: false, match: "exact" }]);
     assert.deepEqual(names(q.terms), ["sync"]);
   }],
   ["sync NOT mobile", "NOT word is excluded", (q) => assert.deepEqual(names(q.excluded), ["mobile"])],
   ["sync -draft*", "-prefix* excludes by prefix", (q) =>
-    assert.deepEqual(q.excluded, [{ term: "draft", prefix: true, fuzzy: 0, weak: false, match: "exact" }])],
+    assert.deepEqual(q.excluded, [{ term: "draft", prefix: true, weak: false, match: "exact" }])],
   ['plan -"old plan"', '-"phrase" is excluded', (q) => assert.deepEqual(q.excludedPhrases, [["old", "plan"]])],
   ['plan NOT "old plan"', 'NOT "phrase" is excluded', (q) => assert.deepEqual(q.excludedPhrases, [["old", "plan"]])],
   ["buck*", "prefix* is a prefix search without fuzzy", (q) =>
-    assert.deepEqual(q.terms, [{ term: "buck", prefix: true, fuzzy: 0, weak: false, match: "loose" }])],
+    assert.deepEqual(q.terms, [{ term: "buck", prefix: true, weak: false, match: "loose" }])],
   ["budget AND report", "AND requires both sides", (q) => {
     assert.deepEqual(names(q.required), ["budget", "report"]);
     assert.deepEqual(q.terms, []);
@@ -108,7 +108,7 @@ const operators: Array<[string, string, (query: ParsedQuery) => void]> = [
     assert.deepEqual(q.excludedPhrases, [["e", "mail"]])],
   ["e-mail", "a loose multi-part word gives optional parts", (q) => assert.deepEqual(names(q.terms), ["e", "mail"])],
   ["東京", "a CJK word is optional and loose (it also reaches the longer words it begins)", (q) =>
-    assert.deepEqual(q.terms, [{ term: "東京", prefix: false, fuzzy: 0, weak: false, match: "loose" }])],
+    assert.deepEqual(q.terms, [{ term: "東京", prefix: false, weak: false, match: "loose" }])],
   ["+東京", "a required CJK word is checked as a phrase", (q) => assert.deepEqual(q.phrases, [["東京"]])],
   ['"東京で"', "a CJK phrase keeps its run whole", (q) => assert.deepEqual(q.phrases, [["東京で"]])],
 ];
