@@ -140,7 +140,7 @@ function kindTable(result: CorpusResult): string[] {
 }
 
 const TRANSLATION: Record<QueryKind, { ours: string; fts5: string }> = {
-  single: { ours: "`word` (plain word: prefix and fuzzy expansion apply)", fts5: "`word`" },
+  single: { ours: "`word` (plain word: its inflections by stem; longer words and near spellings only when the vault lacks it)", fts5: "`word`" },
   two_terms: { ours: "`word1 word2` (alternatives, BM25 sum; notes with both rank first)", fts5: "`word1 AND word2` (reference rule: terms joined by AND)" },
   prefix: { ours: "`abcd*`", fts5: "`abcd*`" },
   phrase: { ours: '`"word1 word2"` (verified on candidate notes read from disk)', fts5: '`"word1 word2"`' },
@@ -219,7 +219,7 @@ export function renderMarkdown(results: BenchResults): string {
       "Stalls: the longest gap between the ticks of a 10 ms setInterval drift probe, minus 10 ms (a gap still open when a phase ends counts towards that phase); RSS is sampled every 50 ms and at phase edges. " +
       "The FTS5 build reads files synchronously inside one transaction, as the reference server does, so its whole build is one stall. " +
       "FTS5 tags: frontmatter tags plus inline #tags (regex), in a side table `note_tags(note, tag)` indexed on tag, applied as a post-filter `rowid IN (…)` on the MATCH; a tag also matches nested tags under it, as in note_search. " +
-      "Hit counts differ by design: our plain words are alternatives with prefix and fuzzy expansion, FTS5 terms are exact and ANDed.",
+      "Hit counts differ by design: our plain words are alternatives that also reach their inflections, FTS5 terms are exact and ANDed.",
   );
   return out.join("\n") + "\n";
 }
