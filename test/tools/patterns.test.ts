@@ -55,26 +55,45 @@ after(async () => {
 interface Watched {
   result: ToolCallResult;
   elapsed: number;
-  /** The longest time the event loop went without running the timer. */
+  /**
+   * The longest time the event loop went without running the timer, counted in this process's CPU
+   * time: on a loaded machine the process also waits for a core, which is no stall of its own.
+   */
   stall: number;
+  /** The same gap in wall-clock time, for the message. */
+  wallStall: number;
   ticks: number;
+}
+
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 async function watched(name: string, args: Record<string, unknown>): Promise<Watched> {
   let last = performance.now();
+  let lastCpu = cpuMs();
   let stall = 0;
+  let wallStall = 0;
   let ticks = 0;
-  const timer = setInterval(() => {
+  const gap = (): void => {
     const now = performance.now();
-    stall = Math.max(stall, now - last);
+    const cpu = cpuMs();
+    wallStall = Math.max(wallStall, now - last);
+    stall = Math.max(stall, Math.min(now - last, cpu - lastCpu));
     last = now;
+    lastCpu = cpu;
+  };
+  const timer = setInterval(() => {
+    gap();
     ticks++;
   }, 2);
   const started = performance.now();
   try {
     const result = await server.call(name, args);
     const finished = performance.now();
-    return { result, elapsed: finished - started, stall: Math.max(stall, finished - last), ticks };
+    gap();
+    return { result, elapsed: finished - started, stall, wallStall, ticks };
   } finally {
     clearInterval(timer);
   }
@@ -115,13 +134,13 @@ test("vault_grep finds a match deep inside a long line and shows the line around
 });
 
 test("vault_grep keeps its time budget inside one long line and gives the event loop back meanwhile", async () => {
-  const { result, elapsed, stall, ticks } = await watched("vault_grep", { pattern: SLOW, prefix: "slow" });
+  const { result, elapsed, stall, wallStall, ticks } = await watched("vault_grep", { pattern: SLOW, prefix: "slow" });
   assert.equal(result.isError, false, result.text);
   assert.equal(result.structured.truncated, true);
   assert.equal(result.structured.time_budget_reached, true);
   assert.equal(result.structured.notes_scanned, 1);
   assert.ok(elapsed >= BUDGET_MS - 100 && elapsed < BUDGET_MS + SLACK_MS, `answered after ${Math.round(elapsed)} ms`);
-  assert.ok(stall < MAX_STALL_MS, `the event loop stalled ${Math.round(stall)} ms`);
+  assert.ok(stall < MAX_STALL_MS, `the event loop stalled ${Math.round(stall)} ms of CPU (${Math.round(wallStall)} ms of wall time)`);
   assert.ok(ticks > 100, `the timer ran ${ticks} times`);
 });
 
