@@ -36,7 +36,7 @@ export default defineConfig([
   },
   {
     // The CLI, tests and benches are Node programs, not plugin code.
-    files: ["src/cli.ts", "src/hosts/node/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "*.mjs"],
+    files: ["src/cli.ts", "src/hosts/node/**/*.ts", "test/**/*.ts", "bench/**/*.ts", "mcpb/**/*.ts", "*.mjs"],
     rules: {
       "no-console": "off",
       "obsidianmd/prefer-window-timers": "off",

@@ -12,6 +12,8 @@ import { JsonLineLogger } from "./hosts/node/services";
 import { serveStdio } from "./hosts/node/stdio";
 import { VERSION } from "./hosts/node/version";
 import type { LogLevel } from "./core/ports";
+import { ALL_TOOLSETS, chosenToolsets, toolsetProblem } from "./tools/toolsets";
+import type { ToolGroup } from "./tools/types";
 
 const DEFAULT_PORT = 27125;
 const DEFAULT_HOST = "127.0.0.1";
@@ -20,9 +22,12 @@ const USAGE = `secondbrain-mcp ${VERSION}
 
 Usage:
   secondbrain-mcp serve    --vault [NAME=]DIR [--vault …] [--data DIR] [--host 127.0.0.1] [--port ${DEFAULT_PORT}]
-                           [--config FILE] [--stdio] [--no-history] [--log-level info] [--audit-file FILE]
+                           [--config FILE] [--stdio] [--toolsets LIST] [--no-history] [--log-level info] [--audit-file FILE]
   secondbrain-mcp reindex  --vault [NAME=]DIR [--vault …] [--data DIR]
   secondbrain-mcp validate --vault [NAME=]DIR [--vault …] [--data DIR] [--config FILE]
+
+Toolsets (--toolsets, comma-separated; default all): the tool groups the default user is offered,
+  of find, write, maintain, history. A config file's users set theirs with toolsets: [...].
 
 Environment:
   SECONDBRAIN_TOKEN   bearer token of the default user (without --config); generated when unset
@@ -41,6 +46,9 @@ interface CliArgs {
   history: boolean;
   logLevel: LogLevel;
   auditFile?: string;
+  /** The default user's toolsets; undefined is every toolset. */
+  toolsets?: ToolGroup[];
+  toolsetsGiven: boolean;
 }
 
 function vaultNameFor(dir: string): string {
@@ -57,11 +65,21 @@ function parseVault(spec: string): HeadlessVault {
   return { name, root };
 }
 
+function parseToolsetList(list: string): ToolGroup[] | undefined {
+  const names = list.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  if (names.length === 0) throw new UsageError(`--toolsets names no toolset; leave it out (or write --toolsets ${ALL_TOOLSETS}) for every toolset`);
+  for (const name of names) {
+    const problem = toolsetProblem(name, "headless");
+    if (problem !== null) throw new UsageError(`--toolsets ${problem}`);
+  }
+  return chosenToolsets(names);
+}
+
 export function parseArgs(argv: readonly string[]): CliArgs {
   const [first = "help", ...others] = argv;
   const command = first === "--help" || first === "-h" ? "help" : first;
   const rest = command === first ? others : [];
-  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info" };
+  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     const value = (): string => {
@@ -91,6 +109,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         break;
       case "--stdio":
         args.stdio = true;
+        break;
+      case "--toolsets":
+        args.toolsets = parseToolsetList(value());
+        args.toolsetsGiven = true;
         break;
       case "--no-history":
         args.history = false;
@@ -141,21 +163,27 @@ function clientConfigText(url: string, token: string | null): string {
   ].join("\n");
 }
 
+/** --toolsets belongs to the default user, who does not exist when the config file names users. */
+function checkToolsetsFlag(args: CliArgs): void {
+  if (args.toolsetsGiven) throw new UsageError("--toolsets sets the default user's toolsets, and the config file names its own users: give each of them toolsets: [...] there instead");
+}
+
 async function serve(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
   const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
   if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false });
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets });
     return;
   }
   let users: UserRecord[];
   let shownToken: string | null = null;
   if (config && config.users.length > 0) {
+    checkToolsetsFlag(args);
     users = config.users;
   } else {
     const token = defaultToken(process.env);
-    users = [defaultUser(token.token)];
+    users = [defaultUser(token.token, args.toolsets)];
     if (token.generated) shownToken = token.token;
   }
   const host = args.host ?? config?.server.host ?? DEFAULT_HOST;
@@ -246,6 +274,7 @@ async function validate(args: CliArgs): Promise<void> {
   const config = await readConfig(args);
   // The token serve would refuse is refused here too; a config file's users make it unused.
   if (!config || config.users.length === 0) defaultToken(process.env);
+  else checkToolsetsFlag(args);
   const resolved = {
     version: VERSION,
     vaults: args.vaults,
@@ -260,8 +289,8 @@ async function validate(args: CliArgs): Promise<void> {
     limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     audit: { file: args.auditFile ?? config?.audit.file ?? null },
     users: config && config.users.length > 0
-      ? config.users.map((user) => ({ name: user.name, tokens: user.token_hashes.length, vaults: user.vaults, read_only: user.read_only }))
-      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", vaults: [], read_only: false }],
+      ? config.users.map((user) => ({ name: user.name, tokens: user.token_hashes.length, vaults: user.vaults, read_only: user.read_only, toolsets: user.toolsets ?? ALL_TOOLSETS }))
+      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", vaults: [], read_only: false, toolsets: args.toolsets ?? ALL_TOOLSETS }],
   };
   process.stdout.write(JSON.stringify(resolved, null, 2) + "\n");
 }

@@ -14,7 +14,9 @@ function find(dir) {
   });
 }
 
-const filters = process.argv.slice(2);
+// --update-snapshots rewrites committed snapshots (test/tools/schemas.snapshot.json) instead of comparing.
+const update = process.argv.includes("--update-snapshots");
+const filters = process.argv.slice(2).filter((arg) => arg !== "--update-snapshots");
 const files = find(root)
   .map((file) => path.relative(process.cwd(), file))
   .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)))
@@ -23,5 +25,6 @@ if (files.length === 0) {
   console.error(`no test file matches ${filters.join(" ")}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], { stdio: "inherit" });
+const env = update ? { ...process.env, UPDATE_SNAPSHOTS: "1" } : process.env;
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], { stdio: "inherit", env });
 process.exit(result.status ?? 1);

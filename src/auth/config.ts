@@ -5,6 +5,8 @@ import { readFile } from "node:fs/promises";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { VAULT_NAME } from "../core/vault/directory";
 import { generateToken, hashToken, isTokenHash, weakTokenProblem } from "./tokens";
+import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
+import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 
 export interface RateLimitSettings {
@@ -59,7 +61,7 @@ export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
 const TOP_KEYS = ["users", "server", "limits", "audit", "history"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
-const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only"] as const;
+const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets"] as const;
 const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit"] as const;
 const RATE_LIMIT_KEYS = ["per_minute", "burst"] as const;
 const LIMIT_KEYS = ["max_response_bytes"] as const;
@@ -179,6 +181,19 @@ function readVaultNames(reader: Reader, at: Located | undefined): string[] {
   });
 }
 
+/** Absent: every toolset. A list must name at least one; `host` is refused, having no tools here. */
+function readToolsets(reader: Reader, at: Located): ToolGroup[] | undefined {
+  const items = reader.list(at);
+  if (items.length === 0) reader.fail(at, `names no toolset; leave toolsets out (or write [all]) for every toolset`);
+  const names = items.map((item) => {
+    const name = reader.string(item);
+    const problem = toolsetProblem(name, "headless");
+    if (problem !== null) reader.fail(item, problem);
+    return name;
+  });
+  return chosenToolsets(names);
+}
+
 function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: TokenHash[] } {
   const fields = reader.map(at, USER_KEYS);
   if (!fields.name) reader.fail(at, 'needs a "name"');
@@ -190,6 +205,8 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
     vaults: readVaultNames(reader, fields.vaults),
     read_only: fields.read_only ? reader.boolean(fields.read_only) : false,
   };
+  const toolsets = fields.toolsets ? readToolsets(reader, fields.toolsets) : undefined;
+  if (toolsets !== undefined) record.toolsets = toolsets;
   return { record, hashes };
 }
 

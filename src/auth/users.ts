@@ -1,6 +1,6 @@
 // Who may call the server. Tokens are checked against every stored hash without an early exit, so
 // the time taken says nothing about which user (if any) a token belongs to.
-import type { UserInfo } from "../tools/types";
+import type { ToolGroup, UserInfo } from "../tools/types";
 import { constantTimeEqual, hashToken } from "./tokens";
 
 export interface UserRecord {
@@ -10,6 +10,8 @@ export interface UserRecord {
   /** Vault names this user may use; empty means all. */
   vaults: string[];
   read_only: boolean;
+  /** The tool groups this user is offered; absent means every group. */
+  toolsets?: ToolGroup[];
 }
 
 export const DEFAULT_USER_NAME = "default";
@@ -20,7 +22,9 @@ interface StoredHash {
 }
 
 function toUserInfo(record: UserRecord): UserInfo {
-  return { name: record.name, readOnly: record.read_only, vaults: [...record.vaults] };
+  const info: UserInfo = { name: record.name, readOnly: record.read_only, vaults: [...record.vaults] };
+  if (record.toolsets !== undefined) info.toolsets = [...record.toolsets];
+  return info;
 }
 
 export class UserStore {
@@ -48,7 +52,9 @@ export class UserStore {
   }
 }
 
-/** The single user of a server started without a config file: every vault, read-write. */
-export function defaultUser(token: string): UserRecord {
-  return { name: DEFAULT_USER_NAME, token_hashes: [hashToken(token)], vaults: [], read_only: false };
+/** The single user of a server started without a config file: every vault, read-write; every toolset unless `toolsets` names some. */
+export function defaultUser(token: string, toolsets?: readonly ToolGroup[]): UserRecord {
+  const record: UserRecord = { name: DEFAULT_USER_NAME, token_hashes: [hashToken(token)], vaults: [], read_only: false };
+  if (toolsets !== undefined) record.toolsets = [...toolsets];
+  return record;
 }

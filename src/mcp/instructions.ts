@@ -1,5 +1,6 @@
 // The server `instructions` sent at initialize (SPEC §4): how to work with this server, which vaults
 // this user sees, then each vault's own INSTRUCTIONS.md.
+import { offersGroup } from "../tools/toolsets";
 import type { UserInfo, VaultDirectory } from "../tools/types";
 import { instructionsUri } from "./resources";
 
@@ -32,6 +33,9 @@ function accessSection(user: UserInfo, directory: VaultDirectory): string {
     `Default vault: "${directory.defaultName()}" (used when a tool's vault argument is omitted).`,
     `Vaults you can use: ${names.length > 0 ? names.map((name) => `"${name}"`).join(", ") : "none"}.`,
   ];
+  if (user.toolsets !== undefined) {
+    lines.push(`Toolsets enabled for you: ${user.toolsets.join(", ")}. Tools of other toolsets are not offered; say so when a task needs one.`);
+  }
   if (user.readOnly) {
     lines.push("Your access is read-only: no tools that change notes exist for you. Report proposed changes instead of making them.");
   }
@@ -55,7 +59,9 @@ async function vaultSections(directory: VaultDirectory): Promise<string[]> {
 }
 
 export async function buildInstructions(user: UserInfo, directory: VaultDirectory): Promise<string> {
-  const rules = user.readOnly ? READ_RULES : [...READ_RULES, ...WRITE_RULES];
-  const parts = [INTRO, `## Rules\n\n${bullets(rules)}`, `## Access\n\n${accessSection(user, directory)}`];
+  // Rules name tools; a rule about tools the user is not offered would only mislead.
+  const writes = !user.readOnly && (offersGroup(user, "write") || offersGroup(user, "maintain"));
+  const rules = [...(offersGroup(user, "find") ? READ_RULES : []), ...(writes ? WRITE_RULES : [])];
+  const parts = [INTRO, ...(rules.length > 0 ? [`## Rules\n\n${bullets(rules)}`] : []), `## Access\n\n${accessSection(user, directory)}`];
   return [...parts, ...(await vaultSections(directory))].join("\n\n");
 }

@@ -1,9 +1,10 @@
-// tools/list and tools/call over the tool definitions: the read-only filter, argument parsing,
-// the handler call, result mapping, truncation and the audit line.
+// tools/list and tools/call over the tool definitions: the user's toolsets, the read-only filter,
+// argument parsing, the handler call, result mapping, truncation and the audit line.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isToolError, ToolError } from "../core/errors";
 import type { Logger } from "../core/ports";
-import { toolsFor } from "../tools/registry";
+import { isMutating, toolsFor } from "../tools/registry";
+import { offersGroup } from "../tools/toolsets";
 import type { AnyToolDefinition, ToolContext, ToolResult, UserInfo, VaultDirectory } from "../tools/types";
 import { auditToolCall } from "./audit";
 import { logUnexpected } from "./diagnostics";
@@ -89,8 +90,15 @@ export class ToolCatalog {
     const tool = this.usable.get(name);
     if (tool) return tool;
     const known = this.options.tools.find((candidate) => candidate.name === name);
-    if (known && this.options.user.readOnly) {
+    if (known && this.options.user.readOnly && isMutating(known)) {
       throw new ToolError("read_only", `Tool "${name}" changes the vault, and your access is read-only. Only reading tools are available; see tools/list.`);
+    }
+    if (known && !offersGroup(this.options.user, known.group)) {
+      throw new ToolError(
+        "forbidden",
+        `Tool "${name}" belongs to the "${known.group}" toolset, which is not enabled for you. Use the tools in tools/list, or ask whoever runs the server to add "${known.group}" to your toolsets: users[].toolsets in the headless server's config file (--toolsets when it runs without one), or Toolsets under your user in the Obsidian plugin's settings.`,
+        { details: { toolset: known.group } },
+      );
     }
     const near = closeMatches(name, [...this.usable.keys()]);
     const hint = near.length > 0 ? ` Did you mean ${near.join(", ")}?` : "";

@@ -1,4 +1,5 @@
-// Every tool the engine offers, and the slice a given user may see.
+// Every tool the engine offers, and the slice a given user may see: the user's toolsets, then the
+// read-only filter on top.
 import { attachmentList, noteList } from "./find/note-list";
 import { noteBacklinks, noteRelated } from "./find/links";
 import { noteOutline, noteRead } from "./find/note-read";
@@ -7,6 +8,7 @@ import { noteSearch } from "./find/note-search";
 import { tagList, taskList } from "./find/tags-tasks";
 import { vaultGrep } from "./find/vault-grep";
 import { vaultList, vaultStats } from "./find/vault-info";
+import { offersGroup } from "./toolsets";
 import type { AnyToolDefinition, UserInfo } from "./types";
 import { DAILY_TOOLS } from "./write/daily-tools";
 import { EDIT_TOOLS } from "./write/edit-tools";
@@ -46,7 +48,7 @@ export function isMutating(tool: AnyToolDefinition): boolean {
   return !tool.annotations.readOnlyHint;
 }
 
-/** Read-only users are not offered mutating tools at all (SPEC §3). */
+/** Only the groups of the user's toolsets; read-only users are not offered mutating tools at all (SPEC §3). */
 export function toolsFor(user: UserInfo, tools: readonly AnyToolDefinition[] = ALL_TOOLS): AnyToolDefinition[] {
-  return tools.filter((tool) => !user.readOnly || !isMutating(tool));
+  return tools.filter((tool) => offersGroup(user, tool.group) && (!user.readOnly || !isMutating(tool)));
 }

@@ -11,13 +11,24 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-export type ToolGroup = "find" | "write" | "maintain" | "host";
+/**
+ * The toolsets a user can be offered. `host` holds the tools only the Obsidian plugin has
+ * (active_note, open_note); the headless server has none of them.
+ */
+export const TOOL_GROUPS = ["find", "write", "maintain", "history", "host"] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+
+export function isToolGroup(value: string): value is ToolGroup {
+  return (TOOL_GROUPS as readonly string[]).includes(value);
+}
 
 export interface UserInfo {
   name: string;
   readOnly: boolean;
   /** Vault names this user may use; empty means all. */
   vaults: readonly string[];
+  /** The tool groups this user is offered; absent means every group. */
+  toolsets?: readonly ToolGroup[];
 }
 
 /** The vaults one user can see. An unknown vault and a forbidden one give the same error. */

@@ -121,6 +121,27 @@ test("hashes, vault names, origins, ports and limits are checked", () => {
   assert.match(configError("- just a list\n").message, /^team\.yaml:1: must be a mapping/);
 });
 
+test("toolsets: a list of groups in the registry's order, all for every group, absent for every group", () => {
+  const user = (toolsets: string): Record<string, unknown> => parseConfig(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n${toolsets}`).users[0] as unknown as Record<string, unknown>;
+  assert.deepEqual(user("    toolsets: [history, find, find]\n").toolsets, ["find", "history"]);
+  assert.deepEqual(user("    toolsets: maintain\n").toolsets, ["maintain"]);
+  assert.ok(!("toolsets" in user("    toolsets: [find, all]\n")), "all stands for every toolset");
+  assert.ok(!("toolsets" in user("")), "no toolsets key: every toolset");
+});
+
+test("toolsets errors name the line and key, the toolsets to choose from, and never the value", () => {
+  const unknown = configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n    toolsets:\n      - find\n      - ${ALICE_TOKEN}\n`);
+  assert.equal(unknown.line, 6);
+  assert.equal(unknown.key, "users[0].toolsets[1]");
+  assert.match(unknown.message, /must be one of find, write, maintain, history, all$/);
+  assert.ok(!unknown.message.includes(ALICE_TOKEN), "a token pasted on the wrong line is not printed");
+  const host = configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n    toolsets: [find, host]\n`);
+  assert.match(host.message, /users\[0\]\.toolsets\[1\] names host, .*only the Obsidian plugin has \(active_note, open_note\)/);
+  const empty = configError(`users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n    toolsets: []\n`);
+  assert.equal(empty.key, "users[0].toolsets");
+  assert.match(empty.message, /names no toolset; leave toolsets out \(or write \[all\]\) for every toolset/);
+});
+
 test("loadConfigFile reads the file and names it in errors", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "sbm-config-"));
   try {

@@ -32,3 +32,11 @@ test("defaultUser is a read-write user of every vault holding only the token's h
   assert.deepEqual(record, { name: DEFAULT_USER_NAME, token_hashes: [hashToken("sbm_secret")], vaults: [], read_only: false });
   assert.equal(new UserStore([record]).authenticate("sbm_secret")?.name, DEFAULT_USER_NAME);
 });
+
+test("a user's toolsets reach the UserInfo; without them none is set, and defaultUser takes them", () => {
+  const carol = { name: "carol", token_hashes: [hashToken("carol-token")], vaults: [], read_only: false, toolsets: ["find" as const, "history" as const] };
+  const store = new UserStore([alice, carol]);
+  assert.deepEqual(store.authenticate("carol-token")?.toolsets, ["find", "history"]);
+  assert.ok(!("toolsets" in (store.authenticate("alice-token-1") ?? {})));
+  assert.deepEqual(defaultUser("sbm_secret", ["find"]).toolsets, ["find"]);
+});

@@ -1,5 +1,6 @@
 // `serve --stdio`: one MCP session over stdin/stdout for clients that only launch local processes
-// (Claude Desktop). The process owner is the user, so the session has every vault, read-write.
+// (Claude Desktop). The process owner is the user, so the session has every vault, read-write, and
+// the toolsets --toolsets names.
 import { DEFAULT_USER_NAME } from "../../auth/users";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
@@ -7,7 +8,7 @@ import { DEFAULT_BODY_LIMIT_BYTES } from "../../http/body";
 import { buildMcpServer } from "../../mcp/server";
 import { LineTransport } from "../../mcp/stdio";
 import { ALL_TOOLS } from "../../tools/registry";
-import type { UserInfo } from "../../tools/types";
+import type { ToolGroup, UserInfo } from "../../tools/types";
 import { DEFAULT_MAX_RESPONSE_BYTES, type HeadlessVault } from "./headless";
 import { NodeVaultHost } from "./host";
 import { VERSION } from "./version";
@@ -30,6 +31,8 @@ export interface StdioOptions {
   dataDir: string;
   logger: Logger & { close?(): Promise<void> };
   history?: boolean;
+  /** The tool groups offered; undefined is every toolset. */
+  toolsets?: readonly ToolGroup[];
 }
 
 export async function serveStdio(options: StdioOptions): Promise<void> {
@@ -71,7 +74,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   await started;
   if (stopping) return;
   const registry = new VaultRegistry(hosts.map((host) => host.engine));
-  const user: UserInfo = { name: DEFAULT_USER_NAME, readOnly: false, vaults: [] };
+  const user: UserInfo = { name: DEFAULT_USER_NAME, readOnly: false, vaults: [], ...(options.toolsets ? { toolsets: options.toolsets } : {}) };
   server = buildMcpServer({
     user,
     tools: ALL_TOOLS,

@@ -5,10 +5,11 @@ import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import { generateToken, hashToken } from "../../auth/tokens";
 import { VAULT_NAME } from "../../core/vault/directory";
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfig } from "../../mcp/client-config";
+import { TOOL_GROUPS } from "../../tools/types";
 import { copyToClipboard } from "./clipboard";
 import { describeState } from "./info-modal";
 import type { ServerState } from "./plugin-server";
-import { DEFAULT_VAULT_NAME, vaultsOf, type PluginSettings, type StoredUser } from "./settings";
+import { DEFAULT_VAULT_NAME, storedToolsets, vaultsOf, type PluginSettings, type StoredUser } from "./settings";
 
 export interface PluginControls {
   readonly config: PluginSettings;
@@ -226,7 +227,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     const tokens = user.token_hashes.length === 1 ? "1 token" : `${user.token_hashes.length} tokens`;
     const row = new Setting(containerEl)
       .setName(user.name)
-      .setDesc(`${tokens} · ${scope}${user.read_only ? " · read-only" : ""}`)
+      .setDesc(`${tokens} · ${scope}${user.toolsets ? ` · toolsets: ${user.toolsets.join(", ")}` : ""}${user.read_only ? " · read-only" : ""}`)
       .setClass("secondbrain-user");
     row.settingEl.dataset.user = user.name;
     row
@@ -299,6 +300,26 @@ export class SecondBrainSettingTab extends PluginSettingTab {
           void (async () => {
             const known = new Set(vaultsOf(this.settings).map((vault) => vault.name));
             user.vaults = parseList(text.getValue()).filter((name) => known.has(name));
+            await this.saveUsers();
+            this.render();
+          })();
+        });
+      });
+    this.renderToolsets(containerEl, user);
+  }
+
+  private renderToolsets(containerEl: HTMLElement, user: StoredUser): void {
+    new Setting(containerEl)
+      .setName("Toolsets")
+      .setDesc(`Comma-separated tool groups ${user.name} is offered, of ${TOOL_GROUPS.join(", ")}; empty for all. Fewer tools leave the client's model more room.`)
+      .setClass("secondbrain-user-detail")
+      .addText((text) => {
+        text.setPlaceholder("All toolsets").setValue(user.toolsets?.join(", ") ?? "");
+        text.inputEl.addEventListener("change", () => {
+          void (async () => {
+            const toolsets = storedToolsets(parseList(text.getValue()));
+            if (toolsets === undefined) delete user.toolsets;
+            else user.toolsets = toolsets;
             await this.saveUsers();
             this.render();
           })();

@@ -7,6 +7,7 @@ import { VAULT_NAME } from "../../core/vault/directory";
 import { DEFAULT_TRASH_RETENTION_DAYS } from "../../core/write/trash";
 import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
+import { TOOL_GROUPS, type ToolGroup } from "../../tools/types";
 
 // The headless server defaults to 27125, so both can run on one machine.
 export const DEFAULT_PORT = 27126;
@@ -78,15 +79,29 @@ function stringList(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
+/** Toolsets as the settings keep them: undefined (every toolset) for none or all of them. */
+export function storedToolsets(names: readonly unknown[]): ToolGroup[] | undefined {
+  const toolsets = TOOL_GROUPS.filter((group) => names.includes(group));
+  return toolsets.length === 0 || toolsets.length === TOOL_GROUPS.length ? undefined : toolsets;
+}
+
+/** Absent or not a list: every toolset. Names that are not toolsets are dropped. */
+function readToolsets(value: unknown): ToolGroup[] | undefined {
+  return Array.isArray(value) ? storedToolsets(value) : undefined;
+}
+
 function readUser(value: unknown): StoredUser | null {
   if (!isObject(value) || typeof value.name !== "string" || value.name.trim() === "") return null;
-  return {
+  const user: StoredUser = {
     name: value.name.trim(),
     token_hashes: stringList(value.token_hashes).filter(isTokenHash),
     vaults: stringList(value.vaults).filter((name) => VAULT_NAME.test(name)),
     read_only: boolOr(value.read_only, false),
     created: intOr(value.created, 0, 0, Number.MAX_SAFE_INTEGER),
   };
+  const toolsets = readToolsets(value.toolsets);
+  if (toolsets !== undefined) user.toolsets = toolsets;
+  return user;
 }
 
 function readVault(value: unknown): VaultSetting | null {

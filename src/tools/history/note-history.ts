@@ -13,7 +13,7 @@ export const noteHistory = defineTool({
   title: "List the versions of a note",
   description:
     "Lists the recorded versions of a note (or attachment) in the vault's history, newest first: `commit` (short id to pass as `revision`/`from`/`to`), `when`, `author`, `message` (`tool(mode): path`), `reason` when one was given, `via` (the MCP client that wrote) and `user`. A version is listed where the file changed, appeared or was deleted; writes made with a `reason` are recorded. Works for deleted notes too. Page with limit/offset. Next: note_diff to compare, note_restore to bring a version back.",
-  group: "maintain",
+  group: "history",
   input: object({ vault: vaultField, path: pathField, limit: limitField(20, 200), offset: offsetField }),
   annotations: READ_ONLY,
   async handler(ctx, args) {
@@ -64,7 +64,7 @@ export const noteDiff = defineTool({
   title: "Compare versions of a note",
   description:
     "Shows a unified diff (3 lines of context) of a note between two revisions (`from`, `to`: commit ids from note_history, or HEAD), or between a revision and the note as it is now (omit `to`). Omit `from` as well to compare the newest recorded version with the current text. Says \"(no difference)\" when both are the same. A side where the note did not exist diffs as empty (/dev/null).",
-  group: "maintain",
+  group: "history",
   input: object({
     vault: vaultField,
     path: pathField,

@@ -14,7 +14,7 @@ export const noteRestore = defineTool({
   title: "Restore an earlier version of a note",
   description:
     "Puts back a note (or attachment) exactly as it was at `revision` (a commit id from note_history). Works for deleted notes too. It is a normal write: the current state goes to the trash first, the result carries the diff, and dry_run shows it without writing; pass content_hash from your last read to refuse if the note changed meanwhile. `updated` in the frontmatter is not touched. Recorded in the history as note_restore(history). Compare first with note_diff.",
-  group: "maintain",
+  group: "history",
   input: object({
     vault: vaultField,
     path: pathField,

@@ -45,3 +45,17 @@ test("hand-edited data.json: bad fields fall back one by one, plaintext tokens a
   assert.equal(settings.limits.trashRetentionDays, defaultSettings().limits.trashRetentionDays);
   assert.ok(!JSON.stringify(settings).includes("sbm_plaintext-token"));
 });
+
+test("a user's toolsets: kept in order, unknown names dropped, none or all of them meaning every toolset", () => {
+  const settings = readSettings({
+    users: [
+      { name: "a", token_hashes: [], toolsets: ["host", "find", "nonsense", "find"] },
+      { name: "b", token_hashes: [], toolsets: [] },
+      { name: "c", token_hashes: [], toolsets: ["find", "write", "maintain", "history", "host"] },
+      { name: "d", token_hashes: [], toolsets: "find" },
+      { name: "e", token_hashes: [] },
+    ],
+  });
+  assert.deepEqual(settings.users.map((user) => user.toolsets), [["find", "host"], undefined, undefined, undefined, undefined]);
+  assert.ok(!("toolsets" in settings.users[1]!), "every toolset is stored as no toolsets key");
+});
