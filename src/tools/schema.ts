@@ -1,7 +1,9 @@
 // A small schema vocabulary that yields both the JSON Schema sent in tools/list and the parser that
 // checks and normalises arguments (SPEC §10: trimmed strings, lists as arrays or comma-separated
 // strings, additionalProperties false). One definition, so the advertised schema cannot drift from
-// what the handler accepts.
+// what the handler accepts. Every keyword the schema advertises is enforced here too: some clients
+// drop minimum, maximum, minLength, maxLength and default before their model sees the schema, and
+// some validate arguments with strict Ajv, so a schema holds no type arrays (SPEC §4).
 import { ToolError } from "../core/errors";
 
 export type JsonSchema = Record<string, unknown>;
@@ -114,7 +116,8 @@ export function boolean(options: Common): Field<boolean> {
 
 /** An array of strings, or one comma-separated string (SPEC §10). */
 export function stringList(options: Common): Field<string[]> {
-  return make({ type: ["array", "string"], items: { type: "string" }, description: options.description }, (value, name) => {
+  const schema: JsonSchema = { anyOf: [{ type: "array", items: { type: "string" } }, { type: "string" }], description: options.description };
+  return make(schema, (value, name) => {
     const items = typeof value === "string" ? value.split(",") : value;
     if (!Array.isArray(items)) fail(name, "a list of strings or a comma-separated string", shown(value));
     return items

@@ -1,8 +1,11 @@
 // What every client can show its model, through the official SDK client over real HTTP on a temp copy of
 // edge-vault: an error's message and argument inside structuredContent (some clients hand their model
-// only structuredContent).
+// only structuredContent), and input schemas that a strict JSON Schema validator takes without a warning
+// (Gemini CLI compiles each with Ajv and warns on type arrays) — checked with Ajv itself.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+// eslint-disable-next-line import/no-extraneous-dependencies -- Ajv comes with the MCP SDK (its dependency); only this test uses it.
+import Ajv from "ajv";
 import { startTestServer, type TestServer, type ToolCallResult } from "../support/server";
 import { EDGE_VAULT } from "../support/vaults";
 
@@ -80,5 +83,77 @@ describe("errors in structuredContent", () => {
     assert.equal(missing.code, "not_found");
     assert.equal(missing.argument, undefined);
     assert.match(missing.message, /does not exist/);
+  });
+});
+
+type Schema = Record<string, unknown>;
+
+/** Every place in a schema that holds a `type` array, `nullable` or `format`, by JSON pointer. */
+function unportable(schema: unknown, at = "#"): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((item, index) => unportable(item, `${at}/${index}`));
+  if (typeof schema !== "object" || schema === null) return [];
+  const found: string[] = [];
+  const node = schema as Schema;
+  if (Array.isArray(node.type)) found.push(`${at}/type is an array`);
+  if ("nullable" in node) found.push(`${at}/nullable`);
+  if ("format" in node) found.push(`${at}/format`);
+  for (const [key, value] of Object.entries(node)) {
+    // Under `properties` the keys are argument names, whatever they are called.
+    if (key === "properties" && typeof value === "object" && value !== null) {
+      for (const [name, property] of Object.entries(value)) found.push(...unportable(property, `${at}/properties/${name}`));
+    } else if (key !== "enum" && key !== "default") {
+      found.push(...unportable(value, `${at}/${key}`));
+    }
+  }
+  return found;
+}
+
+const complaints: string[] = [];
+const logger = {
+  log: () => undefined,
+  warn: (...parts: unknown[]) => complaints.push(`warning: ${parts.map(String).join(" ")}`),
+  error: (...parts: unknown[]) => complaints.push(`error: ${parts.map(String).join(" ")}`),
+};
+// One instance per mode: building one per schema costs seconds on a busy machine.
+const validators = { default: new Ajv({ logger }), strict: new Ajv({ strict: true, logger }) };
+
+/** What Ajv says of a schema: thrown errors in strict mode, and warnings with its default options. */
+function ajvComplaints(schema: Schema): string[] {
+  complaints.length = 0;
+  for (const [mode, ajv] of Object.entries(validators)) {
+    try {
+      ajv.compile(schema);
+    } catch (error) {
+      complaints.push(`${mode}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return [...complaints];
+}
+
+describe("input schemas", () => {
+  test("the checks below catch a type array", () => {
+    const union: Schema = { type: "object", properties: { tags: { type: ["array", "string"], items: { type: "string" } } } };
+    assert.deepEqual(unportable(union), ["#/properties/tags/type is an array"]);
+    assert.ok(ajvComplaints(union).some((complaint) => /allowUnionTypes/.test(complaint)), "Ajv warns as Gemini CLI showed");
+  });
+
+  test("every tool's inputSchema has no type array anywhere and compiles in strict Ajv without a warning", async () => {
+    const { tools } = await (await server.connect()).listTools();
+    assert.ok(tools.length >= 30, `${tools.length} tools`);
+    const problems = tools.flatMap((tool) => [...unportable(tool.inputSchema), ...ajvComplaints(tool.inputSchema as Schema)].map((problem) => `${tool.name}: ${problem}`));
+    assert.deepEqual(problems, []);
+    const search = tools.find((tool) => tool.name === "note_search")!;
+    const tags = (search.inputSchema.properties as Record<string, Schema>).tags!;
+    assert.deepEqual(tags.anyOf, [{ type: "array", items: { type: "string" } }, { type: "string" }], "lists are an array or a comma-separated string");
+  });
+
+  test("a list argument given either way works", async () => {
+    const asArray = await server.call("note_search", { query: "index", tags: ["hub"] });
+    const asString = await server.call("note_search", { query: "index", tags: "hub" });
+    const paths = (result: ToolCallResult) => (result.structured.hits as Array<{ path: string }>).map((hit) => hit.path);
+    assert.equal(asArray.isError, false, asArray.text);
+    assert.equal(asString.isError, false, asString.text);
+    assert.ok(paths(asArray).includes("wiki/index.md"), asArray.text);
+    assert.deepEqual(paths(asString), paths(asArray));
   });
 });

@@ -95,3 +95,10 @@ test("each refusal names its argument as a JSON path; a list item by its index",
   assert.equal(argumentOf({ path: "a.md", ["k".repeat(61)]: 1 }), undefined, "a long name is not echoed");
   assert.equal(argumentOf([]), undefined);
 });
+
+test("a list is advertised as anyOf an array of strings or a string, and parses both", () => {
+  const tags = (schema.jsonSchema.properties as Record<string, Record<string, unknown>>).tags!;
+  assert.deepEqual(tags, { anyOf: [{ type: "array", items: { type: "string" } }, { type: "string" }], description: "Tags." });
+  assert.deepEqual(schema.parse({ path: "a.md", tags: " a, b ,," }).tags, ["a", "b"]);
+  assert.deepEqual(schema.parse({ path: "a.md", tags: [" a", "b "] }).tags, ["a", "b"]);
+});
