@@ -196,7 +196,9 @@ export function dayKey(day: LocalDay): string {
 const DAY_FORMS = "YYYY-MM-DD, YYYY-MM, an RFC 3339 time, today, yesterday, tomorrow, or a span back from today like 1d, 2w, 6m, 1y";
 
 function invalidDay(input: string, name: string): ToolError {
-  return new ToolError("invalid_argument", `Argument "${name}" is not a day I understand: "${input.slice(0, 40)}". Use ${DAY_FORMS}.`);
+  return new ToolError("invalid_argument", `Argument "${name}" is not a day I understand: "${input.slice(0, 40)}". Use ${DAY_FORMS}.`, {
+    details: { argument: name },
+  });
 }
 
 /**

@@ -42,6 +42,7 @@ function invalid(input: string, name: string): ToolError {
   return new ToolError(
     "invalid_argument",
     `Argument "${name}" is not a date I understand: "${input.slice(0, 40)}". Use YYYY-MM-DD, YYYY-MM, an RFC 3339 time, "today", or a span like 7d, 2w, 6m, 1y, 12h.`,
+    { details: { argument: name } },
   );
 }
 

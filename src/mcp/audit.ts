@@ -15,6 +15,8 @@ export interface ToolCallRecord {
   args: unknown;
   result?: ToolResult;
   error?: ToolError;
+  /** The argument the error is about as a JSON path, when known; only a declared name is logged. */
+  argument?: string | undefined;
   startedAt: number;
   finishedAt: number;
   bytes: number;
@@ -48,6 +50,12 @@ export function argumentAtFault(message: string, declared: readonly string[], pa
   const quoted = declared.find((name) => new RegExp(`["\`]${escapeRegExp(name)}["\`]`).test(message));
   if (quoted !== undefined) return quoted;
   return declared.find((name) => Object.hasOwn(passed, name) && new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(message));
+}
+
+/** The declared argument a JSON path (`tags[2]`, `where.status`) starts with; an unknown name is the caller's text. */
+function declaredName(path: string, declared: readonly string[]): string | undefined {
+  const name = /^[^.[]+/.exec(path)?.[0];
+  return name !== undefined && declared.includes(name) ? name : undefined;
 }
 
 function hostCause(error: ToolError): string | undefined {
@@ -85,7 +93,7 @@ export function toolCallLine(call: ToolCallRecord): LogRecord {
   line.bytes = call.bytes;
   if (call.error) {
     line.error = call.error.code;
-    const argument = argumentAtFault(call.error.message, call.declared ?? [], args);
+    const argument = call.argument !== undefined ? declaredName(call.argument, call.declared ?? []) : argumentAtFault(call.error.message, call.declared ?? [], args);
     if (argument !== undefined) line.argument = argument;
     const cause = hostCause(call.error);
     if (cause !== undefined) line.cause = cause;

@@ -1,5 +1,6 @@
 // Tool outcomes as MCP results (SPEC §4): the same object as indented JSON text and as
-// structuredContent; a tool error is a normal result with isError and an instruction to the agent.
+// structuredContent; a tool error is a normal result with isError and an instruction to the agent,
+// whose text is in structuredContent too: some clients hand their model only structuredContent.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { isToolError, ToolError } from "../core/errors";
@@ -9,7 +10,7 @@ import { encodeResult } from "./truncate";
 /** MCP's code for a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002;
 
-const RESERVED_ERROR_KEYS = new Set(["code", "state", "retry"]);
+const RESERVED_ERROR_KEYS = new Set(["code", "message", "state", "retry", "argument"]);
 
 export interface EncodedResult {
   result: CallToolResult;
@@ -22,9 +23,28 @@ export function successResult(value: ToolResult): EncodedResult {
   return { result: { content: [{ type: "text", text }], structuredContent: value }, text };
 }
 
-export function errorResult(error: ToolError): EncodedResult {
+/** The argument an error is about, as a JSON path (`limit`, `tags[2]`), when the error names one itself. */
+export function namedArgument(error: ToolError): string | undefined {
+  const argument = error.details?.argument;
+  return typeof argument === "string" && argument !== "" ? argument : undefined;
+}
+
+/**
+ * `argument` is the argument at fault (see namedArgument); the message is the one the text carries,
+ * so a client showing either tells the same.
+ */
+export function errorResult(error: ToolError, argument: string | undefined = namedArgument(error)): EncodedResult {
   const details = Object.entries(error.details ?? {}).filter(([key]) => !RESERVED_ERROR_KEYS.has(key));
-  const structured = { error: { code: error.code, state: error.state, retry: error.retry, ...Object.fromEntries(details) } };
+  const structured = {
+    error: {
+      code: error.code,
+      message: error.message,
+      state: error.state,
+      retry: error.retry,
+      ...(argument === undefined ? {} : { argument }),
+      ...Object.fromEntries(details),
+    },
+  };
   return {
     result: { isError: true, content: [{ type: "text", text: error.message }], structuredContent: structured },
     text: error.message,

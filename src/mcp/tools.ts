@@ -6,9 +6,9 @@ import type { Logger } from "../core/ports";
 import { isMutating, toolsFor } from "../tools/registry";
 import { offersGroup } from "../tools/toolsets";
 import type { AnyToolDefinition, ToolContext, ToolResult, UserInfo, VaultDirectory } from "../tools/types";
-import { auditToolCall } from "./audit";
+import { argumentAtFault, auditToolCall } from "./audit";
 import { logUnexpected } from "./diagnostics";
-import { errorResult, internalToolError, successResult, type EncodedResult } from "./results";
+import { errorResult, internalToolError, namedArgument, successResult, type EncodedResult } from "./results";
 import { closeMatches } from "./suggest";
 import { fitResult, utf8Bytes } from "./truncate";
 
@@ -29,7 +29,10 @@ export interface CallEnvironment {
 }
 
 /** The arguments as parsed (or as sent, when parsing failed) and what came of the call. */
-type Outcome = { args: unknown } & ({ result: ToolResult } | { error: ToolError });
+type Outcome = { args: unknown } & ({ result: ToolResult } | { error: ToolError; argument: string | undefined });
+
+/** Codes whose errors are about what the caller passed, so they may name the argument at fault. */
+const ARGUMENT_ERRORS: ReadonlySet<ToolError["code"]> = new Set(["invalid_argument", "invalid_query"]);
 
 export function listedTool(tool: AnyToolDefinition): Tool {
   return {
@@ -56,11 +59,10 @@ export class ToolCatalog {
     const startedAt = this.options.now();
     const outcome = await this.execute(name, args, environment);
     const encoded = this.encode(outcome);
-    const declared = this.options.tools.find((tool) => tool.name === name)?.input.jsonSchema.properties;
     auditToolCall(this.options.logger, {
       tool: name,
       user: this.options.user.name,
-      declared: typeof declared === "object" && declared !== null ? Object.keys(declared) : [],
+      declared: this.declared(name),
       ...outcome,
       startedAt,
       finishedAt: this.options.now(),
@@ -70,20 +72,40 @@ export class ToolCatalog {
   }
 
   private encode(outcome: Outcome): EncodedResult {
-    if ("error" in outcome) return errorResult(outcome.error);
+    if ("error" in outcome) return errorResult(outcome.error, outcome.argument);
     return successResult(fitResult(outcome.result, this.options.maxResponseBytes));
   }
 
   private async execute(name: string, rawArgs: unknown, environment: CallEnvironment): Promise<Outcome> {
     let args = rawArgs;
+    let parsed = false;
     try {
       const tool = this.resolve(name);
-      const parsed = tool.input.parse(rawArgs);
-      args = parsed;
-      return { args, result: await tool.handler(this.context(environment), parsed) };
-    } catch (error) {
-      return { args, error: this.asToolError(name, error) };
+      const input = tool.input.parse(rawArgs);
+      args = input;
+      parsed = true;
+      return { args, result: await tool.handler(this.context(environment), input) };
+    } catch (caught) {
+      const error = this.asToolError(name, caught);
+      return { args, error, argument: parsed ? this.argumentOf(name, error, rawArgs) : namedArgument(error) };
     }
+  }
+
+  /** The tool's declared argument names; none for an unknown tool. */
+  private declared(name: string): string[] {
+    const properties = this.options.tools.find((tool) => tool.name === name)?.input.jsonSchema.properties;
+    return typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+  }
+
+  /**
+   * A handler's error names its argument, or is matched to the declared argument its message names.
+   * (The schema's own errors name theirs; a guess there would pick a name from "Accepted: …".)
+   */
+  private argumentOf(name: string, error: ToolError, sent: unknown): string | undefined {
+    const named = namedArgument(error);
+    if (named !== undefined || !ARGUMENT_ERRORS.has(error.code)) return named;
+    const passed = typeof sent === "object" && sent !== null ? (sent as Record<string, unknown>) : {};
+    return argumentAtFault(error.message, this.declared(name), passed);
   }
 
   private resolve(name: string): AnyToolDefinition {

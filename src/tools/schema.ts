@@ -1,7 +1,9 @@
 // A small schema vocabulary that yields both the JSON Schema sent in tools/list and the parser that
 // checks and normalises arguments (SPEC §10: trimmed strings, lists as arrays or comma-separated
 // strings, additionalProperties false). One definition, so the advertised schema cannot drift from
-// what the handler accepts.
+// what the handler accepts. Every keyword the schema advertises is enforced here too: some clients
+// drop minimum, maximum, minLength, maxLength and default before their model sees the schema, and
+// some validate arguments with strict Ajv, so a schema holds no type arrays (SPEC §4).
 import { ToolError } from "../core/errors";
 
 export type JsonSchema = Record<string, unknown>;
@@ -33,8 +35,9 @@ function shown(value: unknown): string {
   return typeof value === "object" ? "an object" : typeof value;
 }
 
-function fail(name: string, expected: string, got: string): never {
-  throw new ToolError("invalid_argument", `Argument "${name}" must be ${expected}; got ${got}. Fix it and call again.`);
+/** `name` is the argument's JSON path (`tags[2]`); clients that show only structuredContent get it as `argument`. */
+function fail(name: string, expected: string, got: string, at: string = name): never {
+  throw new ToolError("invalid_argument", `Argument "${name}" must be ${expected}; got ${got}. Fix it and call again.`, { details: { argument: at } });
 }
 
 function make<T>(schema: JsonSchema, parse: (value: unknown, name: string) => T): Field<T> {
@@ -96,8 +99,8 @@ export function integer(options: IntegerOptions): Field<number> {
   return make(schema, (value, name) => {
     const number = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
     if (typeof number !== "number" || !Number.isInteger(number)) fail(name, "an integer", shown(value));
-    if (options.minimum !== undefined && number < options.minimum) fail(name, `>= ${options.minimum}`, String(number));
-    if (options.maximum !== undefined && number > options.maximum) fail(name, `<= ${options.maximum}`, String(number));
+    if (options.minimum !== undefined && number < options.minimum) fail(name, `at least ${options.minimum}`, String(number));
+    if (options.maximum !== undefined && number > options.maximum) fail(name, `at most ${options.maximum}`, String(number));
     return number;
   });
 }
@@ -113,12 +116,13 @@ export function boolean(options: Common): Field<boolean> {
 
 /** An array of strings, or one comma-separated string (SPEC §10). */
 export function stringList(options: Common): Field<string[]> {
-  return make({ type: ["array", "string"], items: { type: "string" }, description: options.description }, (value, name) => {
+  const schema: JsonSchema = { anyOf: [{ type: "array", items: { type: "string" } }, { type: "string" }], description: options.description };
+  return make(schema, (value, name) => {
     const items = typeof value === "string" ? value.split(",") : value;
     if (!Array.isArray(items)) fail(name, "a list of strings or a comma-separated string", shown(value));
     return items
-      .map((item) => {
-        if (typeof item !== "string") fail(name, "a list of strings", `an item that is ${shown(item)}`);
+      .map((item, index) => {
+        if (typeof item !== "string") fail(name, "a list of strings", `an item that is ${shown(item)}`, `${name}[${index}]`);
         return item.trim();
       })
       .filter((item) => item.length > 0);
@@ -163,16 +167,20 @@ export function object<S extends Shape>(shape: S): ObjectSchema<S> {
       if (unknownKeys.length > 0) {
         const named = unknownKeys.slice(0, MAX_NAMED_KEYS).map((key) => (key.length > MAX_SHOWN_STRING ? `(a name of ${characters(key.length)})` : key));
         const more = unknownKeys.length > MAX_NAMED_KEYS ? ` and ${unknownKeys.length - MAX_NAMED_KEYS} more` : "";
+        const only = unknownKeys.length === 1 && unknownKeys[0]!.length <= MAX_SHOWN_STRING ? unknownKeys[0] : undefined;
         throw new ToolError(
           "invalid_argument",
           `Unknown argument(s): ${named.join(", ")}${more}. Accepted: ${Object.keys(shape).join(", ") || "none"}.`,
+          only === undefined ? {} : { details: { argument: only } },
         );
       }
       const out: Record<string, unknown> = {};
       for (const [key, field] of Object.entries(shape)) {
         const value = Object.hasOwn(given, key) ? given[key] : undefined;
         if ((value === undefined || value === null) && !field.optional) {
-          throw new ToolError("invalid_argument", `Missing required argument "${key}": ${typeof field.schema.description === "string" ? field.schema.description : ""}`);
+          throw new ToolError("invalid_argument", `Missing required argument "${key}": ${typeof field.schema.description === "string" ? field.schema.description : ""}`, {
+            details: { argument: key },
+          });
         }
         out[key] = field.parse(value, key);
       }

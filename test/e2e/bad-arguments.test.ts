@@ -59,9 +59,9 @@ describe("prototype keys", () => {
 describe("values out of range", () => {
   test("name the value and the limit", async () => {
     const over = await server.call("note_list", { limit: 5000 });
-    assert.match(over.text, /Argument "limit" must be <= 1000; got 5000\./);
+    assert.match(over.text, /Argument "limit" must be at most 1000; got 5000\./);
     const under = await server.call("note_search", { query: "x", limit: 0 });
-    assert.match(under.text, /Argument "limit" must be >= 1; got 0\./);
+    assert.match(under.text, /Argument "limit" must be at least 1; got 0\./);
   });
 });
 

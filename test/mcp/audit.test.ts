@@ -94,6 +94,15 @@ test("argumentAtFault names a declared argument the message quotes or, if passed
   assert.equal(argumentAtFault("The query-less form", declared, { query: "x" }), undefined);
 });
 
+test("an error's own argument is logged by its declared name; a name the caller made up is not", () => {
+  const declared = ["path", "tags"];
+  const item = new ToolError("invalid_argument", 'Argument "tags" must be a list of strings; got an item that is 3.', { details: { argument: "tags[2]" } });
+  assert.equal(toolCallLine({ tool: "t", user: "u", declared, args: {}, error: item, argument: "tags[2]", startedAt: 0, finishedAt: 1, bytes: 9 }).argument, "tags");
+  const unknown = new ToolError("invalid_argument", "Unknown argument(s): secret_name. Accepted: path, tags.", { details: { argument: "secret_name" } });
+  const line = toolCallLine({ tool: "t", user: "u", declared, args: { path: "a.md", secret_name: 1 }, error: unknown, argument: "secret_name", startedAt: 0, finishedAt: 1, bytes: 9 });
+  assert.equal(line.argument, undefined, "neither the made-up name nor a guess from the accepted list");
+});
+
 test("a host's file-system error is logged with its code as the cause, and nothing else of it", () => {
   const error = new ToolError("forbidden", "permission denied: notes/x.md — the server's user may not write this file", { details: { path: "notes/x.md", cause: "EACCES" } });
   const line = toolCallLine({ tool: "note_edit", user: "u", declared: ["path"], args: { path: "notes/x.md" }, error, startedAt: 0, finishedAt: 1, bytes: 9 });

@@ -45,7 +45,7 @@ test("a read-only user is not offered a mutating tool and is refused when callin
   assert.ok(tools.some((tool) => tool.name === "probe_read"));
   const refused = await call(client, "probe_write", { path: "x.md", content: "text" });
   assert.equal(refused.isError, true);
-  assert.deepEqual(refused.structured.error, { code: "read_only", state: "not_applied", retry: "correct_request" });
+  assert.deepEqual(refused.structured.error, { code: "read_only", message: refused.text, state: "not_applied", retry: "correct_request" });
   assert.match(refused.text, /read-only/);
 });
 
@@ -59,12 +59,13 @@ test("success carries the result as indented JSON text and as structuredContent"
   assert.equal(result.text, JSON.stringify(result.structured, null, 2));
 });
 
-test("a ToolError becomes isError with its message and structuredContent.error", async () => {
+test("a ToolError becomes isError with its message as the text and in structuredContent.error", async () => {
   const client = await server.connect(WRITER_TOKEN);
   const missing = await call(client, "probe_read", { path: "no/such-note" });
   assert.equal(missing.isError, true);
   assert.deepEqual(missing.structured.error, {
     code: "not_found",
+    message: missing.text,
     state: "not_applied",
     retry: "correct_request",
     path: "no/such-note.md",
@@ -73,6 +74,7 @@ test("a ToolError becomes isError with its message and structuredContent.error",
   const conflict = await call(client, "probe_write", { path: "wiki/index.md", content: "CONFLICT" });
   assert.deepEqual(conflict.structured.error, {
     code: "conflict",
+    message: conflict.text,
     state: "not_applied",
     retry: "inspect_state",
     path: "wiki/index.md",
@@ -85,10 +87,16 @@ test("a ToolError becomes isError with its message and structuredContent.error",
 test("arguments are parsed by the tool's schema; a bad one is an invalid_argument error", async () => {
   const client = await server.connect(WRITER_TOKEN);
   const missing = await call(client, "probe_read", {});
-  assert.equal((missing.structured.error as { code: string }).code, "invalid_argument");
+  assert.deepEqual(missing.structured.error, { code: "invalid_argument", message: missing.text, state: "not_applied", retry: "correct_request", argument: "path" });
   assert.match(missing.text, /Missing required argument "path"/);
   const extra = await call(client, "probe_read", { path: "x", colour: "red" });
   assert.match(extra.text, /Unknown argument\(s\): colour/);
+  assert.equal((extra.structured.error as { argument?: string }).argument, "colour", "the one unknown name");
+  const extras = await call(client, "probe_read", { path: "x", colour: "red", size: 3 });
+  assert.equal((extras.structured.error as { argument?: string }).argument, undefined, "several unknown names are in the message only");
+  const outOfRange = await call(client, "probe_list", { count: -1 });
+  assert.equal((outOfRange.structured.error as { argument?: string }).argument, "count");
+  assert.equal((outOfRange.structured.error as { message?: string }).message, outOfRange.text);
 });
 
 test("an unknown tool names close matches and tools/list", async () => {
@@ -105,8 +113,8 @@ test("an unexpected exception is an internal error whose details stay out of the
   const secret = "tax-return-of-aunt-agatha";
   const result = await call(client, probeCrash.name, { secret });
   assert.equal(result.isError, true);
-  assert.deepEqual(result.structured.error, { code: "internal", state: "unknown", retry: "inspect_state" });
-  assert.ok(!result.text.includes(secret));
+  assert.deepEqual(result.structured.error, { code: "internal", message: result.text, state: "unknown", retry: "inspect_state" });
+  assert.ok(!JSON.stringify(result.structured).includes(secret));
   const debug = server.logs.find((record) => record.event === "tool_exception");
   assert.equal(debug?.level, "debug");
   assert.equal(debug?.error, "TypeError");

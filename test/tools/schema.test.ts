@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isToolError } from "../../src/core/errors";
+import { isToolError, type ToolError } from "../../src/core/errors";
 import { boolean, integer, object, optional, record, string, stringList, withDefault } from "../../src/tools/schema";
 
 const schema = object({
@@ -13,15 +13,23 @@ const schema = object({
   where: optional(record({ description: "Conditions." })),
 });
 
-function refusal(args: unknown): string {
+function refusalError(args: unknown): ToolError {
   try {
     schema.parse(args);
   } catch (error) {
     if (!isToolError(error)) throw error;
     assert.equal(error.code, "invalid_argument");
-    return error.message;
+    return error;
   }
   assert.fail(`expected ${JSON.stringify(args)} to be refused`);
+}
+
+function refusal(args: unknown): string {
+  return refusalError(args).message;
+}
+
+function argumentOf(args: unknown): unknown {
+  return refusalError(args).details?.argument;
 }
 
 test("prototype keys are unknown arguments, as JSON.parse hands them over", () => {
@@ -48,10 +56,10 @@ test("unknown argument names over 60 characters are given by their length, and a
 });
 
 test("out-of-range and wrong values name the value and the limit", () => {
-  assert.match(refusal({ path: "a.md", limit: 51 }), /^Argument "limit" must be <= 50; got 51\./);
-  assert.match(refusal({ path: "a.md", limit: "51" }), /^Argument "limit" must be <= 50; got 51\./);
-  assert.match(refusal({ path: "a.md", limit: 0 }), /^Argument "limit" must be >= 1; got 0\./);
-  assert.match(refusal({ path: "a.md", limit: -7 }), /must be >= 1; got -7\./);
+  assert.match(refusal({ path: "a.md", limit: 51 }), /^Argument "limit" must be at most 50; got 51\./);
+  assert.match(refusal({ path: "a.md", limit: "51" }), /^Argument "limit" must be at most 50; got 51\./);
+  assert.match(refusal({ path: "a.md", limit: 0 }), /^Argument "limit" must be at least 1; got 0\./);
+  assert.match(refusal({ path: "a.md", limit: -7 }), /must be at least 1; got -7\./);
   assert.match(refusal({ path: "a.md", limit: 2.5 }), /must be an integer; got 2\.5\./);
   assert.match(refusal({ path: "a.md", limit: "many" }), /must be an integer; got "many"\./);
   assert.match(refusal({ path: "a.md", limit: true }), /must be an integer; got true\./);
@@ -70,4 +78,27 @@ test("length errors give the length, never the string", () => {
   const long = refusal({ path: "a.md", limit: "y".repeat(100) });
   assert.match(long, /must be an integer; got a string of 100 characters\./);
   assert.ok(!long.includes("yyy"));
+});
+
+test("each refusal names its argument as a JSON path; a list item by its index", () => {
+  assert.equal(argumentOf({ path: "a.md", limit: 51 }), "limit");
+  assert.equal(argumentOf({ path: "x".repeat(300) }), "path");
+  assert.equal(argumentOf({ path: "a.md", title: "ab" }), "title");
+  assert.equal(argumentOf({ path: "a.md", order: "sideways" }), "order");
+  assert.equal(argumentOf({ path: "a.md", dry_run: "yes" }), "dry_run");
+  assert.equal(argumentOf({ path: "a.md", where: [] }), "where");
+  assert.equal(argumentOf({ path: "a.md", tags: 7 }), "tags");
+  assert.equal(argumentOf({ path: "a.md", tags: ["a", "b", 3] }), "tags[2]");
+  assert.equal(argumentOf({}), "path", "a missing argument");
+  assert.equal(argumentOf({ path: "a.md", colour: "red" }), "colour", "one unknown argument");
+  assert.equal(argumentOf({ path: "a.md", colour: "red", size: 1 }), undefined, "several are named in the message only");
+  assert.equal(argumentOf({ path: "a.md", ["k".repeat(61)]: 1 }), undefined, "a long name is not echoed");
+  assert.equal(argumentOf([]), undefined);
+});
+
+test("a list is advertised as anyOf an array of strings or a string, and parses both", () => {
+  const tags = (schema.jsonSchema.properties as Record<string, Record<string, unknown>>).tags!;
+  assert.deepEqual(tags, { anyOf: [{ type: "array", items: { type: "string" } }, { type: "string" }], description: "Tags." });
+  assert.deepEqual(schema.parse({ path: "a.md", tags: " a, b ,," }).tags, ["a", "b"]);
+  assert.deepEqual(schema.parse({ path: "a.md", tags: [" a", "b "] }).tags, ["a", "b"]);
 });
