@@ -7,14 +7,7 @@ import type { UserInfo } from "../tools/types";
 import { hashToken } from "../auth/tokens";
 import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
 import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
-import {
-  bearerChallenge,
-  bearerToken,
-  MCP_PATH,
-  protectedResourceMetadata,
-  RESOURCE_METADATA_PATH,
-  requestBase,
-} from "./metadata";
+import { bearerChallenge, bearerToken, MCP_PATH, TOKEN_HELP } from "./bearer";
 import { RateLimiter, type RateLimit } from "./rate-limit";
 import {
   JSONRPC_INTERNAL_ERROR,
@@ -56,7 +49,10 @@ export const DEFAULT_DRAIN_MS = 10_000;
 const IDLE_SWEEP_MS = 100;
 
 const MCP_METHODS = "POST, DELETE";
-const METADATA_PATHS = new Set([RESOURCE_METADATA_PATH, `${RESOURCE_METADATA_PATH}${MCP_PATH}`]);
+// What an OAuth client probes (RFC 9728, RFC 8414, OpenID discovery, dynamic registration). None of
+// it exists until OAuth does (SPEC §14); the 404 says how to connect instead, and mcp-remote shows
+// that text when its registration attempt fails.
+const OAUTH_PATHS = /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 function urlHost(host: string): string {
   if (host === "0.0.0.0" || host === "::" || host === "") return "127.0.0.1";
@@ -93,8 +89,8 @@ class RequestRouter {
     const path = pathnameOf(req.url);
     if (path === MCP_PATH) return this.handleMcpRoute(req, res);
     if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
-    if (METADATA_PATHS.has(path)) {
-      return this.onlyGet(req, res, () => sendJson(res, 200, protectedResourceMetadata(this.base(req))));
+    if (OAUTH_PATHS.test(path)) {
+      return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found: this server has no OAuth. ${TOKEN_HELP} The MCP endpoint is ${MCP_PATH}.`);
     }
     sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found. The MCP endpoint is ${MCP_PATH}.`);
   }
@@ -112,10 +108,6 @@ class RequestRouter {
   private onlyGet(req: IncomingMessage, res: ServerResponse, answer: () => void): void {
     if (req.method === "GET") answer();
     else sendMethodNotAllowed(res, "GET");
-  }
-
-  private base(req: IncomingMessage): string {
-    return requestBase(req, `${urlHost(this.options.host)}:${req.socket.localPort ?? this.options.port}`);
   }
 
   private async handleMcpRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -147,12 +139,12 @@ class RequestRouter {
       reason: tokenWasSent ? "invalid_token" : "missing_token",
       remote: req.socket.remoteAddress ?? "",
     });
-    const description = tokenWasSent ? "The bearer token is not valid." : "A bearer token is required.";
+    const description = tokenWasSent ? "The bearer token is not valid (revoked, mistyped or from another server)." : "A bearer token is required.";
     sendJson(
       res,
       401,
-      { error: "invalid_token", error_description: `${description} Send Authorization: Bearer <token>.` },
-      { "WWW-Authenticate": bearerChallenge(this.base(req), tokenWasSent) },
+      { error: "invalid_token", error_description: `${description} ${TOKEN_HELP}` },
+      { "WWW-Authenticate": bearerChallenge(tokenWasSent) },
     );
   }
 

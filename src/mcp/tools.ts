@@ -10,7 +10,7 @@ import { argumentAtFault, auditToolCall } from "./audit";
 import { logUnexpected } from "./diagnostics";
 import { errorResult, internalToolError, namedArgument, successResult, type EncodedResult } from "./results";
 import { closeMatches } from "./suggest";
-import { fitResult, utf8Bytes } from "./truncate";
+import { encodeResult, fitResult, utf8Bytes, type Paging } from "./truncate";
 
 export interface ToolCatalogOptions {
   user: UserInfo;
@@ -34,13 +34,35 @@ type Outcome = { args: unknown } & ({ result: ToolResult } | { error: ToolError;
 /** Codes whose errors are about what the caller passed, so they may name the argument at fault. */
 const ARGUMENT_ERRORS: ReadonlySet<ToolError["code"]> = new Set(["invalid_argument", "invalid_query"]);
 
-export function listedTool(tool: AnyToolDefinition): Tool {
+/** Claude Code keeps a tool's text result in the conversation up to this many characters (500,000 at most). */
+export const MAX_RESULT_SIZE_META = "anthropic/maxResultSizeChars";
+const MAX_RESULT_SIZE_CEILING = 500_000;
+
+/**
+ * A tools/list entry. Tools with `largeResults` declare the response limit as their result size: a
+ * result never exceeds it (a UTF-8 byte is at most one character), so such a client keeps it whole.
+ */
+export function listedTool(tool: AnyToolDefinition, maxResponseBytes?: number): Tool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: tool.input.jsonSchema as Tool["inputSchema"],
     annotations: { title: tool.title, ...tool.annotations },
+    ...(tool.largeResults && maxResponseBytes !== undefined
+      ? { _meta: { [MAX_RESULT_SIZE_META]: Math.min(maxResponseBytes, MAX_RESULT_SIZE_CEILING) } }
+      : {}),
+  };
+}
+
+function pagingOf(name: string, tool: AnyToolDefinition | undefined, args: unknown): Paging {
+  const properties = tool?.input.jsonSchema.properties;
+  const declared = typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+  const offset = typeof args === "object" && args !== null ? (args as Record<string, unknown>).offset : undefined;
+  return {
+    tool: name,
+    takesLimit: declared.includes("limit"),
+    ...(declared.includes("offset") ? { offset: typeof offset === "number" ? offset : 0 } : {}),
   };
 }
 
@@ -52,13 +74,13 @@ export class ToolCatalog {
   }
 
   list(): Tool[] {
-    return [...this.usable.values()].map(listedTool);
+    return [...this.usable.values()].map((tool) => listedTool(tool, this.options.maxResponseBytes));
   }
 
   async call(name: string, args: unknown, environment: CallEnvironment = {}): Promise<CallToolResult> {
     const startedAt = this.options.now();
     const outcome = await this.execute(name, args, environment);
-    const encoded = this.encode(outcome);
+    const encoded = this.encode(name, outcome);
     auditToolCall(this.options.logger, {
       tool: name,
       user: this.options.user.name,
@@ -71,9 +93,10 @@ export class ToolCatalog {
     return encoded.result;
   }
 
-  private encode(outcome: Outcome): EncodedResult {
+  private encode(name: string, outcome: Outcome): EncodedResult {
     if ("error" in outcome) return errorResult(outcome.error, outcome.argument);
-    return successResult(fitResult(outcome.result, this.options.maxResponseBytes));
+    const paging = pagingOf(name, this.usable.get(name), outcome.args);
+    return successResult(fitResult(outcome.result, this.options.maxResponseBytes, paging));
   }
 
   private async execute(name: string, rawArgs: unknown, environment: CallEnvironment): Promise<Outcome> {
@@ -128,8 +151,9 @@ export class ToolCatalog {
   }
 
   private context(environment: CallEnvironment): ToolContext {
-    const { user, directory, logger } = this.options;
-    return { user, vaults: directory, logger, now: () => this.options.now(), ...environment };
+    const { user, directory, logger, maxResponseBytes } = this.options;
+    const response = { maxBytes: maxResponseBytes, fits: (result: ToolResult) => utf8Bytes(encodeResult(result)) <= maxResponseBytes };
+    return { user, vaults: directory, logger, response, now: () => this.options.now(), ...environment };
   }
 
   private asToolError(name: string, error: unknown): ToolError {

@@ -1,11 +1,23 @@
 // Results over max_response_bytes are cut where it costs least: the largest list loses items from
 // its end, or the longest text loses its tail, until the encoded result fits. The result then says
-// what was cut and how to page, so nothing is dropped silently (SPEC §4, §5).
+// what was cut and how to get the rest, so nothing is dropped silently (SPEC §4, §5). That note comes
+// first: clients that keep only the head of a long result (a preview) still show it.
 import type { ToolResult } from "../tools/types";
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
-export const PAGING_HINT =
-  "The result was cut to fit the response limit; pass limit/offset (or byte_offset for note_read) to page.";
+/**
+ * Below what every client measured hands its model whole (Gemini CLI keeps 40,000 characters, the
+ * first 8,000 and the last 32,000 of anything longer), with room for the client's own wrapping. A
+ * UTF-8 byte is at most one character, so the limit in bytes holds in characters too.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 36_000;
+
+/** What a tool takes for paging, and the offset this call used. */
+export interface Paging {
+  tool: string;
+  /** Present when the tool pages by `offset`: the offset of this call. */
+  offset?: number;
+  takesLimit: boolean;
+}
 
 // Shorter strings are never worth cutting: ids, hashes, paths.
 const MIN_CUTTABLE_TEXT = 1024;
@@ -31,10 +43,17 @@ export interface CutRecord {
 }
 
 export interface TruncationNote {
+  hint: string;
   actual_bytes: number;
   allowed_bytes: number;
-  hint: string;
   cut: CutRecord[];
+}
+
+/** The note under construction, and which cut list was the page (its `returned` followed the cut). */
+interface CutState {
+  note: TruncationNote;
+  paged?: CutRecord;
+  paging: Paging | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -107,41 +126,73 @@ function largestFitting(full: number, fits: (kept: number) => boolean): number {
   return low;
 }
 
-function cut(result: ToolResult, candidate: Candidate, note: TruncationNote, budget: number): void {
+function cut(result: ToolResult, candidate: Candidate, state: CutState, budget: number): void {
   const record: CutRecord = {
     field: candidate.field,
     kept: 0,
     of: candidate.value.length,
     unit: typeof candidate.value === "string" ? "chars" : "items",
   };
-  note.cut.push(record);
+  state.note.cut.push(record);
+  const parent = candidate.parent as Record<string, unknown>;
+  // A list's own count follows the cut, so offset + returned still pages correctly.
+  const counted = record.unit === "items" && !Array.isArray(parent) && parent.returned === record.of;
+  if (counted && parent === result) state.paged ??= record;
   const apply = (kept: number): void => {
-    record.kept = kept;
-    put(candidate.parent, candidate.key, shortened(candidate.value, kept));
+    const value = shortened(candidate.value, kept);
+    put(candidate.parent, candidate.key, value);
+    record.kept = value.length;
+    if (counted) parent.returned = record.kept;
+    state.note.hint = truncationHint(state);
   };
   const kept = largestFitting(candidate.value.length, (length) => {
     apply(length);
     return utf8Bytes(encodeResult(result)) <= budget;
   });
   apply(kept);
-  record.kept = shortened(candidate.value, kept).length;
-  const parent = candidate.parent as Record<string, unknown>;
-  // A list's own count follows the cut, so offset + returned still pages correctly.
-  if (record.unit === "items" && !Array.isArray(parent) && parent.returned === record.of) parent.returned = record.kept;
 }
 
-/** The result unchanged when it fits in `maxBytes` encoded, else a cut copy carrying `truncated`. */
-export function fitResult(result: ToolResult, maxBytes: number): ToolResult {
+function plural(count: number, unit: CutRecord["unit"]): string {
+  if (unit === "chars") return count === 1 ? "character" : "characters";
+  return count === 1 ? "item" : "items";
+}
+
+/** What was cut and the call that gets the rest, in words an agent can act on. */
+export function truncationHint(state: Pick<CutState, "note" | "paged" | "paging">): string {
+  const { note, paged, paging } = state;
+  const over = `The result was cut to fit the response limit of ${note.allowed_bytes} bytes (it was ${note.actual_bytes})`;
+  if (note.cut.length === 0) return `${over}, but nothing in it could be cut. Ask for less: narrow the call or pass a smaller limit.`;
+  const kept = note.cut.map((record) => `${record.field}: ${record.kept} of ${record.of} ${plural(record.of, record.unit)}`).join("; ");
+  const list = paged ?? note.cut.find((record) => record.unit === "items");
+  const fits = list && paging?.takesLimit ? ` (limit: ${Math.max(1, list.kept)} or less fits whole)` : "";
+  let next: string;
+  if (paged && paging?.offset !== undefined) {
+    next = `For the rest, call ${paging.tool} again with offset: ${paging.offset + paged.kept} and the same other arguments${fits}.`;
+  } else if (list) {
+    next = `The rest is not in this result: narrow the call (prefix, glob, a more specific pattern or query) to reach it${fits}.`;
+  } else {
+    next = "The rest is not in this result: narrow the call (a shorter range, prefix or glob) or ask for less.";
+  }
+  return `${over}, keeping ${kept}. ${next}`;
+}
+
+/**
+ * The result unchanged when it fits in `maxBytes` encoded, else a cut copy whose first key is
+ * `response_truncated`, the hint its first field.
+ */
+export function fitResult(result: ToolResult, maxBytes: number, paging?: Paging): ToolResult {
   const actual = utf8Bytes(encodeResult(result));
   if (actual <= maxBytes) return result;
-  const note: TruncationNote = { actual_bytes: actual, allowed_bytes: maxBytes, hint: PAGING_HINT, cut: [] };
-  const copy: ToolResult = { ...(JSON.parse(encodeResult(result)) as ToolResult), [NOTE_KEY]: note };
+  const note: TruncationNote = { hint: "", actual_bytes: actual, allowed_bytes: maxBytes, cut: [] };
+  const state: CutState = { note, paging };
+  note.hint = truncationHint(state);
+  const copy: ToolResult = { [NOTE_KEY]: note, ...(JSON.parse(encodeResult(result)) as ToolResult) };
   const done = new Set<string>();
   for (let round = 0; round < MAX_CUTS && utf8Bytes(encodeResult(copy)) > maxBytes; round += 1) {
     const candidate = largestCandidate(copy, done);
     if (!candidate) break;
     done.add(candidate.field);
-    cut(copy, candidate, note, maxBytes);
+    cut(copy, candidate, state, maxBytes);
   }
   return copy;
 }

@@ -3,8 +3,10 @@ import { parseDateArg } from "../core/dates";
 import { ToolError } from "../core/errors";
 import { compileGlob, MAX_GLOB_LENGTH } from "../core/notes/glob";
 import { resolveVaultPath } from "../core/notes/paths";
+import { readWindow, type ReadWindow } from "../core/notes/window";
 import type { FileRecord } from "../core/vault/types";
 import { integer, optional, string, stringList, withDefault } from "./schema";
+import type { ToolContext, ToolResult } from "./types";
 
 export const vaultField = optional(string({ description: "Vault name; omit for the default vault (see vault_list)." }));
 export const pathField = string({ description: "Vault-relative path of the note, e.g. `wiki/topic.md` (`.md` may be omitted)." });
@@ -79,4 +81,43 @@ export function requireNote(record: FileRecord | undefined, path: string, vault:
     });
   }
   return record;
+}
+
+/**
+ * The result `build` makes of a window of at most `maxBytes` from `offset`, the window shortened until
+ * that result fits the response limit. It then ends early with an exact next_byte_offset; a cut of the
+ * encoded response instead would drop the text between this window's end and the next one's start.
+ */
+export function fittingWindow(
+  ctx: ToolContext,
+  bytes: Uint8Array,
+  offset: number,
+  maxBytes: number,
+  build: (window: ReadWindow, shortened: boolean) => ToolResult,
+): ToolResult {
+  const window = readWindow(bytes, offset, maxBytes);
+  const full = build(window, false);
+  const budget = ctx.response;
+  if (!budget || budget.fits(full)) return full;
+  const attempt = (length: number): ToolResult | undefined => {
+    try {
+      return build(readWindow(bytes, offset, length), true);
+    } catch {
+      return undefined; // shorter than the character at offset
+    }
+  };
+  let best: ToolResult | undefined;
+  let low = 1;
+  let high = window.byte_count - 1;
+  while (low <= high) {
+    const middle = Math.floor((low + high) / 2);
+    const result = attempt(middle);
+    if (result !== undefined && budget.fits(result)) {
+      best = result;
+      low = middle + 1;
+    } else if (result === undefined) low = middle + 1;
+    else high = middle - 1;
+  }
+  // Not even one character fits beside the other fields: the smallest window, for the cut to handle.
+  return best ?? attempt(4) ?? full;
 }

@@ -38,6 +38,12 @@ export interface VaultDirectory {
   get(name: string | undefined): VaultEngine;
 }
 
+/** The response limit a result is held to (max_response_bytes); longer results are cut. */
+export interface ResponseBudget {
+  maxBytes: number;
+  fits(result: ToolResult): boolean;
+}
+
 export interface ToolContext {
   user: UserInfo;
   vaults: VaultDirectory;
@@ -46,6 +52,8 @@ export interface ToolContext {
   clientName?: string;
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
   signal?: AbortSignal;
+  /** Tools that can continue where they stop (note_read) size their answer to it rather than be cut. */
+  response?: ResponseBudget;
   now(): number;
 }
 
@@ -58,6 +66,11 @@ export interface ToolDefinition<S extends Shape = Shape> {
   group: ToolGroup;
   input: ObjectSchema<S>;
   annotations: ToolAnnotations;
+  /**
+   * Results worth keeping whole up to the response limit (a note's text, many matches): clients that
+   * move long results out of the conversation are told this tool's may be that long.
+   */
+  largeResults?: boolean;
   handler(ctx: ToolContext, args: Parsed<S>): Promise<ToolResult>;
 }
 

@@ -4,6 +4,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
+import { DEFAULT_WINDOW_BYTES } from "../../src/core/notes/window";
+import { DEFAULT_MAX_RESPONSE_BYTES, utf8Bytes } from "../../src/mcp/truncate";
 import { startTestServer, type TestServer } from "../support/server";
 import { EDGE_VAULT } from "../support/vaults";
 
@@ -40,6 +42,13 @@ describe("tools/list", () => {
       assert.equal((tool.inputSchema as { additionalProperties?: boolean }).additionalProperties, false, tool.name);
       assert.ok(!("oneOf" in tool.inputSchema) && !("anyOf" in tool.inputSchema), tool.name);
     }
+  });
+
+  test("note_read, vault_grep and note_query declare the response limit as their result size for Claude Code; other tools declare nothing", async () => {
+    const { tools } = await (await server.connect()).listTools();
+    const declared = Object.fromEntries(tools.filter((tool) => tool._meta !== undefined).map((tool) => [tool.name, tool._meta]));
+    const meta = { "anthropic/maxResultSizeChars": DEFAULT_MAX_RESPONSE_BYTES };
+    assert.deepEqual(declared, { vault_grep: meta, note_read: meta, note_query: meta });
   });
 });
 
@@ -221,6 +230,50 @@ describe("note_read and note_outline", () => {
     const stale = await server.call("note_read", { path: "wiki/index.md", byte_offset: next, content_hash: "0".repeat(32) });
     assert.equal(errorOf(stale).code, "conflict");
     assert.equal(errorOf(stale).retry, "inspect_state");
+  });
+
+  test("a note over 64 KB is read in default windows that fit the response limit, each saying where to continue before its text", async () => {
+    const paragraph = (index: number) => `## Part ${index}\n\nSome "quoted" text, a path C:\\notes and é日🙂 in paragraph ${index}.\n\n`;
+    let body = "";
+    for (let index = 0; body.length < 100_000; index++) body += paragraph(index);
+    writeFileSync(path.join(server.vault.dir, "wiki", "long.md"), body);
+    const total = Buffer.byteLength(body);
+    const first = await server.call("note_read", { path: "wiki/long.md" });
+    assert.equal(first.isError, false);
+    assert.equal(first.structured.response_truncated, undefined, "nothing was cut");
+    assert.equal(first.structured.window_shortened, undefined);
+    assert.ok((first.structured.byte_count as number) <= DEFAULT_WINDOW_BYTES && (first.structured.byte_count as number) > DEFAULT_WINDOW_BYTES - 4);
+    assert.equal(first.structured.next_byte_offset, first.structured.byte_count);
+    assert.equal(first.structured.total_bytes, total);
+    assert.ok(utf8Bytes(first.text) <= DEFAULT_MAX_RESPONSE_BYTES, `${utf8Bytes(first.text)} bytes`);
+    assert.ok(first.text.indexOf('"next_byte_offset"') < first.text.indexOf('"content"'), "the continuation comes before the text");
+    // A window asked for far over the limit ends early instead of being cut, and paging stays exact.
+    const hash = first.structured.content_hash as string;
+    let text = "";
+    let offset: number | undefined = 0;
+    let windows = 0;
+    while (offset !== undefined) {
+      const window = await server.call("note_read", { path: "wiki/long.md", max_bytes: 1024 * 1024, byte_offset: offset, content_hash: hash });
+      assert.equal(window.structured.response_truncated, undefined);
+      assert.ok(utf8Bytes(window.text) <= DEFAULT_MAX_RESPONSE_BYTES);
+      if (window.structured.next_byte_offset !== undefined) assert.match(String(window.structured.window_shortened), /^max_bytes 1048576 does not fit the response limit of 36000 bytes/);
+      text += String(window.structured.content);
+      offset = window.structured.next_byte_offset as number | undefined;
+      windows += 1;
+    }
+    assert.equal(text, body);
+    assert.ok(windows >= 3, `${windows} windows`);
+  });
+
+  test("a default window whose JSON escapes would overflow the response limit ends early rather than being cut", async () => {
+    const body = '"\\'.repeat(20_000);
+    writeFileSync(path.join(server.vault.dir, "wiki", "escapes.md"), body);
+    const result = await server.call("note_read", { path: "wiki/escapes.md" });
+    assert.equal(result.structured.response_truncated, undefined);
+    assert.ok(utf8Bytes(result.text) <= DEFAULT_MAX_RESPONSE_BYTES);
+    assert.ok((result.structured.byte_count as number) < DEFAULT_WINDOW_BYTES);
+    assert.equal(result.structured.next_byte_offset, result.structured.byte_count);
+    assert.equal(result.structured.content, body.slice(0, result.structured.byte_count as number));
   });
 
   test("reads one section by heading", async () => {

@@ -37,22 +37,29 @@ test("GET /mcp is 405 with Allow, DELETE is 204, other methods 405", async () =>
   }
 });
 
-test("a missing or wrong bearer gets 401 whose resource metadata matches the Host used", async () => {
+test("a missing or wrong bearer gets 401 telling how to pass a token, with no OAuth discovery to follow", async () => {
   const { server, logs } = await startTestServer();
   try {
     const missing = await fetch(server.url, { method: "POST", body: "{}" });
     assert.equal(missing.status, 401);
-    assert.equal(
-      missing.headers.get("www-authenticate"),
-      `Bearer resource_metadata="http://127.0.0.1:${server.port}/.well-known/oauth-protected-resource"`,
-    );
+    assert.equal(missing.headers.get("www-authenticate"), 'Bearer realm="Second Brain MCP"');
     assert.equal(missing.headers.get("cache-control"), "no-store");
+    const body = (await missing.json()) as { error: string; error_description: string };
+    assert.equal(body.error, "invalid_token");
+    assert.match(body.error_description, /^A bearer token is required\. Send the header `Authorization: Bearer <token>`/);
+    assert.match(body.error_description, /Settings → Second Brain MCP → Users/);
+    assert.match(body.error_description, /SECONDBRAIN_TOKEN/);
+    assert.match(body.error_description, /mcp-remote \(Claude Desktop\): pass --header "Authorization: Bearer <token>"/);
     const viaLocalhost = await rawRequest(server.port, { method: "POST", headers: { host: `localhost:${server.port}` }, body: "{}" });
     assert.equal(viaLocalhost.status, 401);
-    assert.match(String(viaLocalhost.headers["www-authenticate"]), new RegExp(`resource_metadata="http://localhost:${server.port}/\\.well-known/oauth-protected-resource"`));
     const wrong = await fetch(server.url, { method: "POST", headers: { Authorization: "Bearer sbm_not-the-token" }, body: "{}" });
     assert.equal(wrong.status, 401);
-    assert.match(String(wrong.headers.get("www-authenticate")), /^Bearer error="invalid_token", resource_metadata="/);
+    assert.equal(wrong.headers.get("www-authenticate"), 'Bearer realm="Second Brain MCP", error="invalid_token"');
+    assert.match(((await wrong.json()) as { error_description: string }).error_description, /^The bearer token is not valid .*Authorization: Bearer <token>/);
+    for (const response of [missing, viaLocalhost, wrong]) {
+      const challenge = String(response instanceof Response ? response.headers.get("www-authenticate") : response.headers["www-authenticate"]);
+      assert.doesNotMatch(challenge, /resource_metadata|well-known/);
+    }
     const failures = logs.filter((record) => record.event === "auth_failed");
     assert.deepEqual(failures.map((record) => record.reason), ["missing_token", "missing_token", "invalid_token"]);
     assert.ok(!JSON.stringify(logs).includes("sbm_not-the-token"));
@@ -62,21 +69,29 @@ test("a missing or wrong bearer gets 401 whose resource metadata matches the Hos
   }
 });
 
-test("protected-resource metadata is served at both well-known paths for the Host used", async () => {
+test("no OAuth discovery or registration is served: each such path is 404 and says how to pass a token", async () => {
   const { server } = await startTestServer();
   try {
-    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
-      const response = await fetch(`${server.origin}${path}`);
-      assert.equal(response.status, 200);
-      assert.equal(response.headers.get("cache-control"), "no-store");
-      assert.deepEqual(await response.json(), {
-        resource: `http://127.0.0.1:${server.port}/mcp`,
-        bearer_methods_supported: ["header"],
-        resource_name: "Second Brain MCP",
-      });
+    const probes: Array<[string, string]> = [
+      ["GET", "/.well-known/oauth-protected-resource"],
+      ["GET", "/.well-known/oauth-protected-resource/mcp"],
+      ["GET", "/.well-known/oauth-authorization-server"],
+      ["GET", "/.well-known/oauth-authorization-server/mcp"],
+      ["GET", "/.well-known/openid-configuration"],
+      ["POST", "/register"],
+      ["GET", "/authorize"],
+      ["POST", "/token"],
+    ];
+    for (const [method, path] of probes) {
+      const response = await fetch(`${server.origin}${path}`, { method, headers: authorized(), ...(method === "POST" ? { body: "{}" } : {}) });
+      assert.equal(response.status, 404, path);
+      const body = (await response.json()) as { error: { message: string } };
+      assert.match(body.error.message, /^Not found: this server has no OAuth\. Send the header `Authorization: Bearer <token>`/, path);
+      assert.match(body.error.message, /The MCP endpoint is \/mcp\.$/, path);
     }
-    const viaLocalhost = await rawRequest(server.port, { path: "/.well-known/oauth-protected-resource", headers: { host: `localhost:${server.port}` } });
-    assert.equal((JSON.parse(viaLocalhost.body) as { resource: string }).resource, `http://localhost:${server.port}/mcp`);
+    const other = await fetch(`${server.origin}/elsewhere`);
+    assert.equal(other.status, 404);
+    assert.doesNotMatch(((await other.json()) as { error: { message: string } }).error.message, /OAuth/);
   } finally {
     await server.close();
   }

@@ -13,6 +13,7 @@ import { VaultRegistry } from "../../src/core/vault/directory";
 import { NodeVaultHost } from "../../src/hosts/node/host";
 import { startHttpServer, type RunningHttpServer } from "../../src/http/server";
 import { createMcpRequestHandler } from "../../src/mcp/transport";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../../src/mcp/truncate";
 import { boolean, integer, object, optional, string, withDefault } from "../../src/tools/schema";
 import { defineTool, READ_ONLY, type AnyToolDefinition } from "../../src/tools/types";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
@@ -109,16 +110,18 @@ export const probeWrite = defineTool({
 export const probeList = defineTool({
   name: "probe_list",
   title: "Probe list",
-  description: "Returns a list of generated entries, or one long text.",
+  description: "Returns a list of generated entries from offset on, or one long text.",
   group: "find",
   input: object({
     count: integer({ description: "How many entries.", minimum: 0, maximum: 100_000 }),
+    offset: withDefault(integer({ description: "Skip this many entries.", minimum: 0 }), 0),
     text_chars: withDefault(integer({ description: "Length of a text field.", minimum: 0 }), 0),
   }),
   annotations: READ_ONLY,
+  largeResults: true,
   handler: async (_ctx, args) => {
-    const entries = Array.from({ length: args.count }, (_, index) => ({ path: `notes/entry-${index}.md`, words: index }));
-    return { vault: "edge", total: args.count, returned: args.count, entries, text: "é".repeat(args.text_chars) };
+    const entries = Array.from({ length: Math.max(0, args.count - args.offset) }, (_, index) => ({ path: `notes/entry-${args.offset + index}.md`, words: index }));
+    return { vault: "edge", total: args.count, returned: entries.length, offset: args.offset, entries, text: "é".repeat(args.text_chars) };
   },
 });
 
@@ -168,7 +171,7 @@ export async function startMcpServer(registry: VaultRegistry, options: { maxResp
       tools: TEST_TOOLS,
       directoryFor: (user) => registry.forUser(user),
       logger,
-      maxResponseBytes: options.maxResponseBytes ?? 256 * 1024,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       version: "0.0.0-test",
       now: Date.now,
     }),

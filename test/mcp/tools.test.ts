@@ -1,7 +1,8 @@
 // tools/list and tools/call through the official SDK client over real HTTP, on real engines.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { PAGING_HINT, utf8Bytes } from "../../src/mcp/truncate";
+import { listedTool, MAX_RESULT_SIZE_META } from "../../src/mcp/tools";
+import { utf8Bytes } from "../../src/mcp/truncate";
 import {
   call,
   probeCrash,
@@ -36,6 +37,16 @@ test("a writer sees every tool with title, description, schema and annotations",
     assert.deepEqual(tool.inputSchema, definition.input.jsonSchema);
     assert.deepEqual(tool.annotations, { title: definition.title, ...definition.annotations });
   }
+});
+
+test("a tool with large results declares the response limit as anthropic/maxResultSizeChars in tools/list; others declare nothing", async () => {
+  const { tools } = await (await server.connect(WRITER_TOKEN)).listTools();
+  for (const tool of tools) {
+    if (tool.name === "probe_list") assert.deepEqual(tool._meta, { [MAX_RESULT_SIZE_META]: 4096 });
+    else assert.equal(tool._meta, undefined, tool.name);
+  }
+  const probeList = TEST_TOOLS.find((tool) => tool.name === "probe_list")!;
+  assert.deepEqual(listedTool(probeList, 10_000_000)._meta, { [MAX_RESULT_SIZE_META]: 500_000 }, "Claude Code's ceiling");
 });
 
 test("a read-only user is not offered a mutating tool and is refused when calling it by name", async () => {
@@ -122,20 +133,36 @@ test("an unexpected exception is an internal error whose details stay out of the
   assert.ok(!JSON.stringify(server.logs).includes(secret));
 });
 
-test("a result over max_response_bytes is cut to fit, with a note on how to page", async () => {
+test("a result over max_response_bytes is cut to fit; its text begins with the note, and the note with the call for the rest", async () => {
   const client = await server.connect(WRITER_TOKEN);
   const result = await call(client, "probe_list", { count: 500 });
   assert.equal(result.isError, false);
   assert.ok(utf8Bytes(result.text) <= 4096, `${utf8Bytes(result.text)} bytes`);
-  const entries = result.structured.entries as unknown[];
+  const entries = result.structured.entries as Array<{ path: string }>;
   const truncated = result.structured.response_truncated as Record<string, unknown>;
   assert.ok(entries.length > 10 && entries.length < 500);
   assert.equal(result.structured.returned, entries.length);
   assert.equal(result.structured.total, 500);
   assert.ok((truncated.actual_bytes as number) > 4096);
   assert.equal(truncated.allowed_bytes, 4096);
-  assert.equal(truncated.hint, PAGING_HINT);
   assert.deepEqual(truncated.cut, [{ field: "entries", kept: entries.length, of: 500, unit: "items" }]);
+  const hint = `The result was cut to fit the response limit of 4096 bytes (it was ${truncated.actual_bytes as number}), keeping entries: ${entries.length} of 500 items. For the rest, call probe_list again with offset: ${entries.length} and the same other arguments.`;
+  assert.equal(truncated.hint, hint);
+  assert.ok(result.text.startsWith(`{\n  "response_truncated": {\n    "hint": ${JSON.stringify(hint)},`), result.text.slice(0, 300));
+  assert.equal(Object.keys(result.structured)[0], "response_truncated", "structuredContent carries it first too");
+  const rest = await call(client, "probe_list", { count: 500, offset: entries.length });
+  assert.equal((rest.structured.entries as Array<{ path: string }>)[0]!.path, `notes/entry-${entries.length}.md`);
+  assert.match(String((rest.structured.response_truncated as { hint: string }).hint), new RegExp(`offset: ${entries.length + (rest.structured.returned as number)} `));
   const small = await call(client, "probe_list", { count: 3 });
   assert.equal(small.structured.response_truncated, undefined);
+});
+
+test("a cut text says what is missing and that no offset reaches it", async () => {
+  const client = await server.connect(WRITER_TOKEN);
+  const result = await call(client, "probe_list", { count: 0, text_chars: 10_000 });
+  assert.ok(utf8Bytes(result.text) <= 4096);
+  const truncated = result.structured.response_truncated as { hint: string; cut: Array<{ field: string; unit: string }> };
+  assert.deepEqual(truncated.cut.map((record) => [record.field, record.unit]), [["text", "chars"]]);
+  assert.match(truncated.hint, /keeping text: \d+ of 10000 characters\. The rest is not in this result: narrow the call/);
+  assert.ok(result.text.startsWith('{\n  "response_truncated": {\n    "hint": "The result was cut'));
 });

@@ -2,6 +2,12 @@
 // decodes on its own and consecutive windows concatenate to the exact file.
 import { ToolError } from "../errors";
 
+/**
+ * The default window of note_read and journal: well under the default response limit (36,000 bytes)
+ * once JSON escapes and the result's other fields are added, so a default read reaches the model whole.
+ */
+export const DEFAULT_WINDOW_BYTES = 24 * 1024;
+
 export interface ReadWindow {
   text: string;
   byte_offset: number;

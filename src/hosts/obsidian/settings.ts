@@ -14,6 +14,11 @@ export const DEFAULT_PORT = 27126;
 export const DEFAULT_BIND = "127.0.0.1";
 export const DEFAULT_VAULT_NAME = "default";
 export const DEFAULT_AUDIT_FILE = "audit.jsonl";
+/**
+ * The response limit earlier versions stored as their default. Clients cut results that long, so a
+ * stored value equal to it follows the current default; any other value was chosen and is kept.
+ */
+const FORMER_DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
 
 export interface StoredUser extends UserRecord {
   /** Milliseconds since the epoch; shown in the users list. */
@@ -136,7 +141,10 @@ export function readSettings(data: unknown): PluginSettings {
   settings.defaultVault = typeof data.defaultVault === "string" && seenVaults.has(data.defaultVault) ? data.defaultVault : DEFAULT_VAULT_NAME;
   const limits = isObject(data.limits) ? data.limits : {};
   settings.limits = {
-    maxResponseBytes: intOr(limits.maxResponseBytes, settings.limits.maxResponseBytes, 4096, 64 * 1024 * 1024),
+    maxResponseBytes:
+      limits.maxResponseBytes === FORMER_DEFAULT_MAX_RESPONSE_BYTES
+        ? settings.limits.maxResponseBytes
+        : intOr(limits.maxResponseBytes, settings.limits.maxResponseBytes, 4096, 64 * 1024 * 1024),
     rateLimitPerMinute: intOr(limits.rateLimitPerMinute, settings.limits.rateLimitPerMinute, 1, 1_000_000),
     rateLimitBurst: intOr(limits.rateLimitBurst, settings.limits.rateLimitBurst, 1, 1_000_000),
     trashRetentionDays: intOr(limits.trashRetentionDays, settings.limits.trashRetentionDays, 1, 3650),

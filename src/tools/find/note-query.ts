@@ -37,6 +37,7 @@ export const noteQuery = defineTool({
     offset: offsetField,
   }),
   annotations: READ_ONLY,
+  largeResults: true,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const conditions = args.where ? conditionsFrom(args.where) : [];

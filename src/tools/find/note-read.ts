@@ -4,15 +4,14 @@ import { FRONTMATTER_LIMIT_BYTES, FRONTMATTER_LIMIT_TEXT, oversizeFrontmatter } 
 import { sameHash } from "../../core/notes/hash";
 import { findSection } from "../../core/notes/sections";
 import { parseNote, stripBom } from "../../core/notes/structure";
-import { readWindow } from "../../core/notes/window";
+import { DEFAULT_WINDOW_BYTES } from "../../core/notes/window";
 import type { CachedMetadata } from "../../core/notes/metadata";
 import { TEXT_LIMIT_BYTES } from "../../core/vault/engine";
 import type { ReadFile, VaultEngine } from "../../core/vault/types";
-import { iso, pathField, vaultField } from "../common";
+import { fittingWindow, iso, pathField, vaultField } from "../common";
 import { boolean, integer, object, optional, string, withDefault } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
 
-const DEFAULT_MAX_BYTES = 64 * 1024;
 const encoder = new TextEncoder();
 
 function isCanvas(path: string): boolean {
@@ -63,18 +62,19 @@ export const noteRead = defineTool({
   name: "note_read",
   title: "Read a note",
   description:
-    "Returns a note's text (frontmatter included) as a window of at most max_bytes bytes, with content_hash for later edits. When next_byte_offset is present, call again with byte_offset = next_byte_offset and the same content_hash to continue. `heading` returns one section only. Canvas files are returned as their JSON. Call note_outline first on long notes.",
+    `Returns a note's text (frontmatter included) as a window of at most max_bytes bytes (default ${DEFAULT_WINDOW_BYTES}; a window that would not fit the response limit ends earlier), with content_hash for later edits. When next_byte_offset is present, call again with byte_offset = next_byte_offset and the same content_hash to continue. \`heading\` returns one section only. Canvas files are returned as their JSON. Call note_outline first on long notes.`,
   group: "find",
   input: object({
     vault: vaultField,
     path: pathField,
     heading: optional(string({ description: "Return only this section (heading text; exact, then case-insensitive, then prefix)." })),
-    max_bytes: withDefault(integer({ description: "Largest window in bytes (default 65536).", minimum: 256, maximum: 1024 * 1024 }), DEFAULT_MAX_BYTES),
+    max_bytes: withDefault(integer({ description: `Largest window in bytes (default ${DEFAULT_WINDOW_BYTES}).`, minimum: 256, maximum: 1024 * 1024 }), DEFAULT_WINDOW_BYTES),
     byte_offset: withDefault(integer({ description: "Where the window starts, from a previous next_byte_offset.", minimum: 0 }), 0),
     content_hash: optional(string({ description: "The content_hash of the earlier read; required when continuing." })),
     with_metadata: withDefault(boolean({ description: "Also return frontmatter, tags, aliases and link counts." }), false),
   }),
   annotations: READ_ONLY,
+  largeResults: true,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const { file, text } = await readText(engine, args.path);
@@ -99,29 +99,37 @@ export const noteRead = defineTool({
       section = { heading: match.heading, line: match.line + 1 };
       bytes = encoder.encode(plain.slice(match.start, match.end));
     }
-    const window = readWindow(bytes, args.byte_offset, args.max_bytes);
-    const result: Record<string, unknown> = {
+    const head = {
       vault: engine.name,
       path: file.path,
       content_hash: file.content_hash,
       modified: iso(file.stat.mtime),
       ...(section ? { heading: section.heading, heading_line: section.line } : {}),
-      content: window.text,
+    };
+    const extra: Record<string, unknown> = {};
+    if (args.with_metadata && !isCanvas(file.path)) {
+      const summary = engine.summary(file.path);
+      extra.frontmatter = engine.cache(file.path)?.frontmatter ?? null;
+      extra.tags = summary?.tags ?? [];
+      extra.aliases = summary?.aliases ?? [];
+      extra.links = linkCounts(engine, file.path);
+      const warnings = frontmatterWarnings(stripBom(text), engine.cache(file.path));
+      if (warnings.length > 0) extra.warnings = warnings;
+    }
+    const limit = ctx.response?.maxBytes;
+    // Where to continue comes before the text, so a client that keeps only the head still shows it.
+    return fittingWindow(ctx, bytes, args.byte_offset, args.max_bytes, (window, shortened) => ({
+      ...head,
+      ...(shortened
+        ? { window_shortened: `max_bytes ${args.max_bytes} does not fit the response limit${limit !== undefined ? ` of ${limit} bytes` : ""}, so this window ends early; continue from next_byte_offset.` }
+        : {}),
       byte_offset: window.byte_offset,
       byte_count: window.byte_count,
       total_bytes: window.total_bytes,
-    };
-    if (window.next_byte_offset !== undefined) result.next_byte_offset = window.next_byte_offset;
-    if (args.with_metadata && !isCanvas(file.path)) {
-      const summary = engine.summary(file.path);
-      result.frontmatter = engine.cache(file.path)?.frontmatter ?? null;
-      result.tags = summary?.tags ?? [];
-      result.aliases = summary?.aliases ?? [];
-      result.links = linkCounts(engine, file.path);
-      const warnings = frontmatterWarnings(stripBom(text), engine.cache(file.path));
-      if (warnings.length > 0) result.warnings = warnings;
-    }
-    return result;
+      ...(window.next_byte_offset !== undefined ? { next_byte_offset: window.next_byte_offset } : {}),
+      content: window.text,
+      ...extra,
+    }));
   },
 });
 

@@ -123,6 +123,7 @@ export const vaultGrep = defineTool({
     limit: limitField(100, 1000),
   }),
   annotations: READ_ONLY,
+  largeResults: true,
   async handler(ctx, args) {
     const engine = ctx.vaults.get(args.vault);
     const pattern = compileToolPattern(args.pattern, { ignoreCase: !args.case_sensitive, captures: false }, args.literal);

@@ -511,7 +511,8 @@ export const vaultReview = defineTool({
     vault: vaultField,
     checks: optional(stringList({ description: `Which checks to run: any of ${REVIEW_CHECKS.join(", ")}; default all.` })),
     prefix: prefixField,
-    limit: limitField(50, 1000),
+    // Six checks share one response: ten findings each keep the default result within what clients pass on whole.
+    limit: limitField(10, 1000),
     stale_days: withDefault(integer({ description: `A note not modified for this many days counts as old (default ${DEFAULT_STALE_DAYS}).`, minimum: 1, maximum: 36500 }), DEFAULT_STALE_DAYS),
   }),
   annotations: READ_ONLY,
@@ -566,11 +567,11 @@ export const vaultReview = defineTool({
       checks,
       total,
       returned: items.length,
-      items,
       counts,
-      excluded,
       ...(truncated ? { truncated: true, message: `Some checks found more than limit (${args.limit}) items; counts has the totals. Fix these first, narrow with prefix or checks, or raise limit.` } : {}),
       ...(total === 0 ? { message: "Nothing to fix: no findings for these checks." } : {}),
+      excluded,
+      items,
     };
   },
 });

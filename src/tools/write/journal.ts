@@ -7,16 +7,15 @@ import type { FrontmatterParses } from "../../core/notes/frontmatter";
 import { findSection } from "../../core/notes/sections";
 import { basename, resolveVaultPath } from "../../core/notes/paths";
 import { parseNote } from "../../core/notes/structure";
-import { readWindow } from "../../core/notes/window";
+import { DEFAULT_WINDOW_BYTES, readWindow } from "../../core/notes/window";
 import type { VaultEngine } from "../../core/vault/types";
-import { iso, normalizeFolder, vaultField } from "../common";
+import { fittingWindow, iso, normalizeFolder, vaultField } from "../common";
 import { boolean, integer, object, optional, string, withDefault } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
 import { actorOf, dryRunField, reasonField, WRITES_NOTE, writeResult } from "./common";
 import { fillTemplate, readTemplateText, templateSettings } from "./note-from-template";
 
 export const MAX_RANGE_DAYS = 366;
-const READ_MAX_BYTES = 64 * 1024;
 const DEFAULT_NOTE_BYTES = 16 * 1024;
 const DEFAULT_HEADING = "Log";
 
@@ -146,22 +145,22 @@ export const journal = defineTool({
       if (file.text === undefined) {
         throw new ToolError("too_large", `"${path}" is ${file.stat.size} bytes, too large to read as text. Use vault_grep on it.`);
       }
-      const window = readWindow(file.bytes, 0, READ_MAX_BYTES);
-      return {
+      // Where to continue comes before the text, so a client that keeps only the head still shows it.
+      return fittingWindow(ctx, file.bytes, 0, DEFAULT_WINDOW_BYTES, (window) => ({
         vault: engine.name,
         date,
         path,
         exists: true,
         content_hash: file.content_hash,
         modified: iso(file.stat.mtime),
-        content: window.text,
         byte_offset: window.byte_offset,
         byte_count: window.byte_count,
         total_bytes: window.total_bytes,
         ...(window.next_byte_offset !== undefined
           ? { next_byte_offset: window.next_byte_offset, message: "More remains: continue with note_read (byte_offset = next_byte_offset, same content_hash)." }
           : {}),
-      };
+        content: window.text,
+      }));
     }
 
     const entry = args.append.replace(/\r\n?/g, "\n").replace(/\n+$/, "");

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { hashToken } from "../../../src/auth/tokens";
 import { DEFAULT_PORT, defaultSettings, readSettings, vaultsOf } from "../../../src/hosts/obsidian/settings";
+import { DEFAULT_MAX_RESPONSE_BYTES } from "../../../src/mcp/truncate";
 
 test("first run (loadData gives null) yields the defaults: server on at 127.0.0.1, no users, the whole vault", () => {
   const settings = readSettings(null);
@@ -19,6 +20,15 @@ test("saved settings read back unchanged", () => {
   saved.defaultVault = "work";
   saved.audit = { enabled: true, file: "calls.jsonl" };
   assert.deepEqual(readSettings(JSON.parse(JSON.stringify(saved))), saved);
+});
+
+test("the response limit defaults below what clients pass on whole; the former default stored by earlier versions follows it, a chosen one stays", () => {
+  assert.equal(defaultSettings().limits.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES);
+  assert.ok(DEFAULT_MAX_RESPONSE_BYTES <= 40_000);
+  const stored = (maxResponseBytes: number) => readSettings({ limits: { maxResponseBytes } }).limits.maxResponseBytes;
+  assert.equal(stored(262144), DEFAULT_MAX_RESPONSE_BYTES);
+  assert.equal(stored(131072), 131072);
+  assert.equal(stored(20_000), 20_000);
 });
 
 test("hand-edited data.json: bad fields fall back one by one, plaintext tokens and duplicates are dropped", () => {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, utimesSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DEFAULT_MAX_RESPONSE_BYTES, utf8Bytes } from "../../../src/mcp/truncate";
 import { startTestServer, type TestServer, type ToolCallResult } from "../../support/server";
 import { EDGE_VAULT, HELP_VAULT, tempVault } from "../../support/vaults";
 
@@ -172,14 +173,18 @@ test("stale: old notes still linked from recently changed ones or marked open, n
 });
 
 test("help vault: counts agree with vault_stats, and every broken link is on the line it names", async () => {
-  const server = await startTestServer({ fixture: HELP_VAULT });
+  // All 259 broken links in one result need more than the default response limit.
+  const server = await startTestServer({ fixture: HELP_VAULT, extra: { maxResponseBytes: 1024 * 1024 } });
   try {
-    const result = ok(await server.call("vault_review", {})) as unknown as Review;
+    const defaults = await server.call("vault_review", {});
+    assert.ok(utf8Bytes(defaults.text) <= DEFAULT_MAX_RESPONSE_BYTES, `the default review fits the default response limit: ${utf8Bytes(defaults.text)} bytes`);
+    assert.ok(defaults.text.indexOf('"truncated"') < defaults.text.indexOf('"items"'), "that more exists comes before the items");
+    const result = ok(defaults) as unknown as Review;
     const stats = ok(await server.call("vault_stats", {})).stats as Record<string, number>;
     assert.equal(result.counts.broken_links, stats.broken_links);
     assert.equal(result.counts.orphans, stats.orphans, "no excluded folders exist here, so the definitions match");
     assert.deepEqual({ stale: result.counts.stale, untitled: result.counts.untitled, inbox: result.counts.inbox }, { stale: 0, untitled: 0, inbox: 0 });
-    assert.equal(of(result, "broken_links").length, 50, "the default limit is 50 per check");
+    assert.equal(of(result, "broken_links").length, 10, "the default limit is 10 per check");
     assert.equal(result.truncated, true);
     const full = await review(server, { checks: "broken_links" });
     assert.equal(full.items.length, stats.broken_links);
