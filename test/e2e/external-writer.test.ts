@@ -17,6 +17,9 @@ import { EDGE_VAULT, tempVault } from "../support/vaults";
 const NOTE = "wiki/race.md";
 const APPEND_EVERY_MS = 15;
 const RACE_MS = Number(process.env.EXTERNAL_RACE_MS ?? 20_000);
+/** Server appends the race must see acknowledged to have tested anything; on a loaded machine it runs longer to get them. */
+const MIN_ACKNOWLEDGED = 10;
+const MAX_RACE_MS = 3 * RACE_MS;
 const AGENTS = Number(process.env.EXTERNAL_RACE_AGENTS ?? 4);
 let server: TestServer;
 
@@ -103,7 +106,13 @@ function startAppender(file: string): { stop(): Promise<number> } {
   };
 }
 
-test(`an outside appender every ${APPEND_EVERY_MS} ms against hash-checked server appends: nothing lost, nothing doubled`, { timeout: RACE_MS + 60_000 }, async () => {
+/** The race lasts RACE_MS, and longer (up to MAX_RACE_MS) until the server has acknowledged MIN_ACKNOWLEDGED appends. */
+function raceOver(started: number, outcome: Outcome): boolean {
+  const elapsed = Date.now() - started;
+  return elapsed > MAX_RACE_MS || (elapsed > RACE_MS && outcome.acknowledged.length >= MIN_ACKNOWLEDGED);
+}
+
+test(`an outside appender every ${APPEND_EVERY_MS} ms against hash-checked server appends: nothing lost, nothing doubled`, { timeout: MAX_RACE_MS + 60_000 }, async () => {
   const file = path.join(server.vault.dir, ...NOTE.split("/"));
   const outcome: Outcome = { acknowledged: [], refused: [], putBack: 0 };
   const agents = Array.from({ length: AGENTS }, (_, id) => ({ name: `${id % 2 === 0 ? "reading" : "blind"} agent ${id}`, reads: id % 2 === 0 }));
@@ -112,7 +121,7 @@ test(`an outside appender every ${APPEND_EVERY_MS} ms against hash-checked serve
   const started = Date.now();
   let written: number;
   try {
-    await Promise.all(clients.map((client, id) => agent(client, agents[id]!.name, agents[id]!.reads, () => Date.now() - started > RACE_MS, outcome)));
+    await Promise.all(clients.map((client, id) => agent(client, agents[id]!.name, agents[id]!.reads, () => raceOver(started, outcome), outcome)));
   } finally {
     written = await appender.stop();
   }
@@ -127,7 +136,7 @@ test(`an outside appender every ${APPEND_EVERY_MS} ms against hash-checked serve
   assert.deepEqual(outcome.acknowledged.filter((line) => count(line) !== 1), [], "every acknowledged append is in the note exactly once");
   assert.deepEqual(outcome.refused.filter((line) => count(line) !== 0), [], "no refused append is in the note");
   assert.ok(external.length >= RACE_MS / APPEND_EVERY_MS / 3, `the outside program appended ${external.length} lines`);
-  assert.ok(outcome.acknowledged.length >= 10, `the server acknowledged ${outcome.acknowledged.length} appends`);
+  assert.ok(outcome.acknowledged.length >= MIN_ACKNOWLEDGED, `the server acknowledged ${outcome.acknowledged.length} appends in ${MAX_RACE_MS} ms`);
   console.log(
     `${external.length} outside lines, ${outcome.acknowledged.length} server appends acknowledged, ${outcome.refused.length} refused as conflicts (${outcome.putBack} after the outside version was put back)`,
   );
