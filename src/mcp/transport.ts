@@ -145,7 +145,7 @@ interface RequestScope {
  * server/discover. A 2026-07-28 request names its client in its `_meta`; a stateless 2025-era tool
  * call arrives without the clientInfo of the initialize before it, so that name is remembered per
  * user (one user per client is how the settings and README set clients up). The history's `Via:`
- * trailer and the audit log name the client with it.
+ * trailer names the client with it.
  */
 export function createMcpRequestHandler(options: McpRequestHandlerOptions): McpRequestHandler {
   const clientNames = new Map<string, string>();
