@@ -19,7 +19,7 @@ import { complete } from "./completions";
 import { logUnexpected } from "./diagnostics";
 import { getPrompt, listPrompts } from "./prompts";
 import { listResources, listResourceTemplates, readResource } from "./resources";
-import { protocolError } from "./results";
+import { protocolError, ProtocolError } from "./results";
 import { ToolCatalog, type CallEnvironment } from "./tools";
 
 export const SERVER_NAME = "secondbrain-mcp";
@@ -90,16 +90,21 @@ function implementationName(info: unknown): string | undefined {
   return typeof name === "string" && name !== "" ? name.slice(0, MAX_CLIENT_NAME_CHARS) : undefined;
 }
 
-type Guarded = <T>(work: () => T | Promise<T>) => Promise<T>;
+type Guarded = <T>(work: () => T | Promise<T>, context?: Record<string, unknown>) => Promise<T>;
 
-/** Runs a resource or prompt handler so that its failures become JSON-RPC errors. */
+/**
+ * Runs a resource or prompt handler so that its failures become JSON-RPC errors; `context` joins the
+ * error's data (a failed read names its URI there, as 2026-07-28 asks).
+ */
 function protocolGuard(logger: Logger): Guarded {
-  return async (work) => {
+  return async (work, context) => {
     try {
       return await work();
     } catch (error) {
       if (!isToolError(error)) logUnexpected(logger, "mcp_handler_exception", error);
-      throw protocolError(error);
+      const refusal = protocolError(error);
+      if (context === undefined || typeof refusal.data !== "object" || refusal.data === null) throw refusal;
+      throw new ProtocolError(refusal.code, refusal.message, { ...refusal.data, ...context });
     }
   };
 }
@@ -174,7 +179,7 @@ export function buildMcpServer(options: McpServerOptions): McpServerInstance {
   });
   server.setRequestHandler("resources/list", () => guarded(() => listResources(directory)));
   server.setRequestHandler("resources/templates/list", () => listResourceTemplates());
-  server.setRequestHandler("resources/read", (request) => guarded(() => readResource(directory, request.params.uri)));
+  server.setRequestHandler("resources/read", (request) => guarded(() => readResource(directory, request.params.uri), { uri: request.params.uri }));
   server.setRequestHandler("completion/complete", (request) => complete(directory, request.params));
   server.setRequestHandler("prompts/list", () => listPrompts());
   server.setRequestHandler("prompts/get", (request) =>
