@@ -1,7 +1,7 @@
 // Our engine as the bench drives it: a Node host started under a probe that splits the start where
 // the engine's own log says the index was reconciled and the snapshot written, and the in-process
 // tool path (the same ToolCatalog the MCP server calls, without HTTP).
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ReconcileReport } from "../src/core/vault/engine";
 import type { VaultRegistry } from "../src/core/vault/directory";
 import { NodeVaultHost } from "../src/hosts/node/host";

@@ -1,5 +1,5 @@
 // completion/complete for the note template's `vault` and `path` and for the prompts' `vault`.
-import type { CompleteRequest, CompleteResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CompleteRequest, CompleteResult } from "@modelcontextprotocol/server";
 import type { VaultEngine } from "../core/vault/types";
 import type { VaultDirectory } from "../tools/types";
 import { PROMPT_NAMES } from "./prompts";

@@ -1,5 +1,5 @@
 // Prompts: short plans that tell the agent which tools to call in which order.
-import type { GetPromptResult, ListPromptsResult } from "@modelcontextprotocol/sdk/types.js";
+import type { GetPromptResult, ListPromptsResult } from "@modelcontextprotocol/server";
 import { ToolError } from "../core/errors";
 import type { UserInfo, VaultDirectory } from "../tools/types";
 

@@ -5,7 +5,7 @@ import type {
   ListResourceTemplatesResult,
   ReadResourceResult,
   Resource,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/server";
 import { ToolError } from "../core/errors";
 import type { FileRecord, VaultEngine } from "../core/vault/types";
 import type { VaultDirectory } from "../tools/types";

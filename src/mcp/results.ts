@@ -1,13 +1,12 @@
 // Tool outcomes as MCP results (SPEC §4): the same object as indented JSON text and as
 // structuredContent; a tool error is a normal result with isError and an instruction to the agent,
 // whose text is in structuredContent too: some clients hand their model only structuredContent.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolErrorCode as ErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import { isToolError, ToolError } from "../core/errors";
 import type { ToolResult } from "../tools/types";
 import { encodeResult } from "./truncate";
 
-/** MCP's code for a resource that does not exist. */
+/** MCP's code for a resource that does not exist; the SDK sends it as -32602, as 2026-07-28 requires. */
 export const RESOURCE_NOT_FOUND = -32002;
 
 const RESERVED_ERROR_KEYS = new Set(["code", "message", "state", "retry", "argument"]);

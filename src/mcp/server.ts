@@ -1,24 +1,17 @@
-// One low-level SDK Server per request and user (the transport is stateless). Tool schemas come
-// from the definitions' JSON Schema as they are, so no zod schema is written here.
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// One low-level SDK Server per request and user over HTTP, one per connection over stdio. Tool
+// schemas come from the definitions' JSON Schema as they are, so no zod schema is written here.
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
+  CLIENT_INFO_META_KEY,
   LATEST_PROTOCOL_VERSION,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
+  Server,
+  type CacheHint,
   type JSONRPCMessage,
   type ProgressToken,
+  type ProtocolEra,
   type ServerCapabilities,
-  type ServerNotification,
-  type ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+  type ServerContext,
+  type Transport,
+} from "@modelcontextprotocol/server";
 import { isToolError } from "../core/errors";
 import type { Logger } from "../core/ports";
 import type { AnyToolDefinition, ToolContext, UserInfo, VaultDirectory } from "../tools/types";
@@ -26,12 +19,17 @@ import { complete } from "./completions";
 import { logUnexpected } from "./diagnostics";
 import { getPrompt, listPrompts } from "./prompts";
 import { listResources, listResourceTemplates, readResource } from "./resources";
-import { protocolError } from "./results";
+import { protocolError, ProtocolError } from "./results";
 import { ToolCatalog, type CallEnvironment } from "./tools";
 
 export const SERVER_NAME = "secondbrain-mcp";
 export const SERVER_TITLE = "Second Brain MCP";
-export const PROTOCOL_VERSION = LATEST_PROTOCOL_VERSION;
+/** The newest protocol revision served; 2025-11-25 and older are served beside it, chosen per request. */
+export const PROTOCOL_VERSION = "2026-07-28";
+/** The newest revision of the `initialize` era. */
+export const LEGACY_PROTOCOL_VERSION = LATEST_PROTOCOL_VERSION;
+/** Client names longer than this are cut: they land in history trailers and audit lines. */
+export const MAX_CLIENT_NAME_CHARS = 200;
 
 export interface McpServerOptions {
   user: UserInfo;
@@ -41,9 +39,11 @@ export interface McpServerOptions {
   maxResponseBytes: number;
   version: string;
   now(): number;
-  /** Sent at initialize; build it with buildInstructions() only for initialize requests. */
+  /** The protocol era this instance serves (2026-07-28 requests carry the client in each request). */
+  era: ProtocolEra;
+  /** Sent at initialize and server/discover; build it with buildInstructions() only for those. */
   instructions?: string;
-  /** The client this user last initialized with: a stateless server meets clientInfo only then. */
+  /** The client this user last initialized with: a stateless 2025-era server meets clientInfo only then. */
   rememberedClientName?: string;
 }
 
@@ -55,7 +55,23 @@ const CAPABILITIES: ServerCapabilities = {
   logging: {},
 };
 
-type SendNotification = RequestHandlerExtra<ServerRequest, ServerNotification>["sendNotification"];
+const MINUTE_MS = 60_000;
+
+/**
+ * How long a 2026-07-28 client may keep a list (the revision requires a TTL on cacheable results).
+ * The tool catalog changes only when the user's settings do, prompts and templates only with the
+ * server; notes, and so the resource list and reads, change any time.
+ */
+const CACHE_HINTS: Record<"tools/list" | "prompts/list" | "resources/templates/list" | "resources/list" | "resources/read" | "server/discover", CacheHint> = {
+  "tools/list": { ttlMs: 5 * MINUTE_MS, cacheScope: "private" },
+  "prompts/list": { ttlMs: 60 * MINUTE_MS, cacheScope: "private" },
+  "resources/templates/list": { ttlMs: 60 * MINUTE_MS, cacheScope: "private" },
+  "resources/list": { ttlMs: 0, cacheScope: "private" },
+  "resources/read": { ttlMs: 0, cacheScope: "private" },
+  "server/discover": { ttlMs: 5 * MINUTE_MS, cacheScope: "private" },
+};
+
+type SendNotification = ServerContext["mcpReq"]["notify"];
 
 /** Reports progress when the request asked for it; in JSON-response mode the notices are dropped. */
 function progressReporter(token: ProgressToken | undefined, send: SendNotification): ToolContext["progress"] {
@@ -69,22 +85,26 @@ function progressReporter(token: ProgressToken | undefined, send: SendNotificati
   };
 }
 
-function metaClientName(meta: Record<string, unknown> | undefined): string | undefined {
-  const info = meta?.clientInfo;
+function implementationName(info: unknown): string | undefined {
   const name = typeof info === "object" && info !== null ? (info as { name?: unknown }).name : undefined;
-  return typeof name === "string" && name !== "" ? name : undefined;
+  return typeof name === "string" && name !== "" ? name.slice(0, MAX_CLIENT_NAME_CHARS) : undefined;
 }
 
-type Guarded = <T>(work: () => T | Promise<T>) => Promise<T>;
+type Guarded = <T>(work: () => T | Promise<T>, context?: Record<string, unknown>) => Promise<T>;
 
-/** Runs a resource or prompt handler so that its failures become JSON-RPC errors. */
+/**
+ * Runs a resource or prompt handler so that its failures become JSON-RPC errors; `context` joins the
+ * error's data (a failed read names its URI there, as 2026-07-28 asks).
+ */
 function protocolGuard(logger: Logger): Guarded {
-  return async (work) => {
+  return async (work, context) => {
     try {
       return await work();
     } catch (error) {
       if (!isToolError(error)) logUnexpected(logger, "mcp_handler_exception", error);
-      throw protocolError(error);
+      const refusal = protocolError(error);
+      if (context === undefined || typeof refusal.data !== "object" || refusal.data === null) throw refusal;
+      throw new ProtocolError(refusal.code, refusal.message, { ...refusal.data, ...context });
     }
   };
 }
@@ -92,7 +112,7 @@ function protocolGuard(logger: Logger): Guarded {
 /** The arguments of a tools/call message when they hold an own `__proto__` key, else undefined. */
 function argumentsWithProto(message: JSONRPCMessage): { id: string | number; args: Record<string, unknown> } | undefined {
   if (!("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
-  const args = message.params?.arguments;
+  const args = (message.params as { arguments?: unknown } | undefined)?.arguments;
   if (typeof args !== "object" || args === null || !Object.hasOwn(args, "__proto__")) return undefined;
   return { id: message.id, args: args as Record<string, unknown> };
 }
@@ -122,36 +142,47 @@ class ToolServer extends Server {
   }
 }
 
-// The SDK marks the low-level Server deprecated in favour of McpServer, which wants zod schemas;
-// ours are JSON Schema already, and the low-level class takes them as they are.
+// The SDK marks the low-level Server deprecated in favour of McpServer, which wants zod or Standard
+// schemas; ours are JSON Schema already, and the low-level class takes them as they are.
 export type McpServerInstance = Server;
+
+/**
+ * Who is calling, for the history's `Via:` trailer and the audit log. A 2026-07-28 request names its
+ * client in its own `_meta`; a 2025-era one only in an initialize (on this stdio connection, or in
+ * the same HTTP batch), in a `_meta.clientInfo` some clients add, or as this user last initialized.
+ */
+function clientNameOf(server: Server, context: ServerContext, meta: Record<string, unknown> | undefined, options: McpServerOptions): string | undefined {
+  if (options.era === "modern") {
+    const envelope = context.mcpReq.envelope as Record<string, unknown> | undefined;
+    return implementationName(envelope?.[CLIENT_INFO_META_KEY]);
+  }
+  return implementationName(server.getClientVersion()) ?? implementationName(meta?.clientInfo) ?? options.rememberedClientName;
+}
 
 export function buildMcpServer(options: McpServerOptions): McpServerInstance {
   const server = new ToolServer(
     { name: SERVER_NAME, title: SERVER_TITLE, version: options.version },
-    { capabilities: CAPABILITIES, instructions: options.instructions },
+    { capabilities: CAPABILITIES, instructions: options.instructions, cacheHints: CACHE_HINTS },
   );
   const catalog = new ToolCatalog(options);
   const { directory, user } = options;
   const guarded = protocolGuard(options.logger);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog.list() }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler("tools/list", () => ({ tools: catalog.list() }));
+  server.setRequestHandler("tools/call", (request, context) => {
     const environment: CallEnvironment = {
-      clientName: server.getClientVersion()?.name ?? metaClientName(request.params._meta) ?? options.rememberedClientName,
-      progress: progressReporter(request.params._meta?.progressToken, extra.sendNotification),
-      signal: extra.signal,
+      clientName: clientNameOf(server, context, request.params._meta, options),
+      progress: progressReporter(request.params._meta?.progressToken, context.mcpReq.notify),
+      signal: context.mcpReq.signal,
     };
-    return catalog.call(request.params.name, server.argumentsAsSent(extra.requestId) ?? request.params.arguments ?? {}, environment);
+    return catalog.call(request.params.name, server.argumentsAsSent(context.mcpReq.id) ?? request.params.arguments ?? {}, environment);
   });
-  server.setRequestHandler(ListResourcesRequestSchema, () => guarded(() => listResources(directory)));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listResourceTemplates());
-  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
-    guarded(() => readResource(directory, request.params.uri)),
-  );
-  server.setRequestHandler(CompleteRequestSchema, (request) => complete(directory, request.params));
-  server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, (request) =>
+  server.setRequestHandler("resources/list", () => guarded(() => listResources(directory)));
+  server.setRequestHandler("resources/templates/list", () => listResourceTemplates());
+  server.setRequestHandler("resources/read", (request) => guarded(() => readResource(directory, request.params.uri), { uri: request.params.uri }));
+  server.setRequestHandler("completion/complete", (request) => complete(directory, request.params));
+  server.setRequestHandler("prompts/list", () => listPrompts());
+  server.setRequestHandler("prompts/get", (request) =>
     guarded(() => getPrompt(request.params.name, request.params.arguments, user, directory)),
   );
   // logging/setLevel is answered by the SDK itself once the logging capability is declared; a level

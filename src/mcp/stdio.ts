@@ -3,9 +3,10 @@
 // the end of its input, and calls onclose each time it is closed. Here a line over the limit is
 // counted and dropped as it streams in and answered with an error, the session goes on, the end of
 // the input closes the transport once the requests in flight are answered, and onclose fires once.
+// The SDK's serveStdio owns onclose (it picks the protocol era per connection); `closed` tells the
+// host when to shut down.
 import type { Readable, Writable } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { parseJSONRPCMessage, type JSONRPCMessage, type RequestId, type Transport } from "@modelcontextprotocol/server";
 
 export const JSONRPC_PARSE_ERROR = -32700;
 export const JSONRPC_INVALID_REQUEST = -32600;
@@ -65,9 +66,13 @@ export class LineTransport implements Transport {
   private inputEnded = false;
   private drainTimer: NodeJS.Timeout | null = null;
   private closed = false;
+  private markClosed: () => void = () => undefined;
+  /** Settles once the transport has closed, whoever owns onclose. */
+  readonly ended: Promise<void>;
 
   constructor(options: LineTransportOptions) {
     this.options = options;
+    this.ended = new Promise((resolve) => (this.markClosed = resolve));
   }
 
   /** Bytes of the current line held in memory: never more than the limit, however long the line. */
@@ -114,7 +119,11 @@ export class LineTransport implements Transport {
     input.pause();
     this.pieces = [];
     this.oversized = null;
-    this.onclose?.();
+    try {
+      this.onclose?.();
+    } finally {
+      this.markClosed();
+    }
     return Promise.resolve();
   }
 
@@ -172,13 +181,15 @@ export class LineTransport implements Transport {
       this.answerError(null, JSONRPC_PARSE_ERROR, "Parse error: the line is not JSON. Send one JSON-RPC message per line.");
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
+    try {
+      parseJSONRPCMessage(json);
+    } catch {
       const id = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined;
       this.answerError(typeof id === "string" || typeof id === "number" ? id : null, JSONRPC_INVALID_REQUEST, "Invalid request: the line is JSON but not a JSON-RPC 2.0 message.");
       return;
     }
-    const message = parsed.data;
+    // Checked, but passed on as it arrived: the schema's copy would drop an own `__proto__` argument.
+    const message = json as JSONRPCMessage;
     if ("method" in message && "id" in message && message.id !== undefined) this.open.add(message.id);
     this.onmessage?.(message);
   }

@@ -1,6 +1,6 @@
 // tools/list and tools/call over the tool definitions: the user's toolsets, the read-only filter,
 // argument parsing, the handler call, result mapping, truncation and the audit line.
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { isToolError, ToolError } from "../core/errors";
 import type { Logger } from "../core/ports";
 import { isMutating, toolsFor } from "../tools/registry";

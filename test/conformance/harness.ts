@@ -1,6 +1,8 @@
 // Test helpers for driving the conformance suite: a loopback proxy that adds the bearer header the
-// suite cannot send (mcp-clients.md §3), and a child-process runner that keeps our event loop free.
+// suite cannot send (mcp-clients.md §3), a child-process runner that keeps our event loop free, and
+// the Node options that let the suite load on Node 20.
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -96,4 +98,31 @@ export function startCliServer(cli: string, args: readonly string[], env: NodeJS
       fail(`the CLI exited with ${code}`);
     });
   });
+}
+
+const FS_WITH_GLOB = [
+  "import fs from 'node:fs';",
+  "export * from 'node:fs';",
+  "export default fs;",
+  "export function globSync() { throw new Error('globSync needs Node 22; the conformance tests do not use it.'); }",
+].join("\n");
+
+const FS_HOOKS = `
+export async function resolve(specifier, context, next) {
+  const fromShim = context.parentURL !== undefined && context.parentURL.startsWith("data:");
+  if ((specifier === "fs" || specifier === "node:fs") && !fromShim) {
+    return { url: ${JSON.stringify(`data:text/javascript,${encodeURIComponent(FS_WITH_GLOB)}`)}, shortCircuit: true };
+  }
+  return next(specifier, context);
+}`;
+
+/**
+ * Node options for running the suite's CLI. It imports `globSync` from `fs` at start-up (for
+ * tier-check, a command never run here), which Node 20 lacks; there, every `fs` import of the suite
+ * is served node:fs plus a globSync that only throws.
+ */
+export function suiteNodeOptions(): string[] {
+  if (typeof (fs as { globSync?: unknown }).globSync === "function") return [];
+  const register = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(FS_HOOKS)}`)});`;
+  return ["--import", `data:text/javascript,${encodeURIComponent(register)}`];
 }

@@ -74,8 +74,13 @@ test("resources/read returns the note as markdown with its content_hash", async 
 
 test("a missing note, a foreign scheme, an unknown and a forbidden vault are JSON-RPC errors", async () => {
   const client = await server.connect(SIDE_ONLY_TOKEN);
-  await assert.rejects(client.readResource({ uri: "secondbrain://side/ideas/nope.md" }), /-32002.*does not exist/);
-  await assert.rejects(client.readResource({ uri: "file:///etc/passwd" }), /-32002.*Unknown resource/);
+  // Resource-not-found goes on the wire as -32602 in every era (2026-07-28 requires it; the SDK maps -32002).
+  await assert.rejects(client.readResource({ uri: "secondbrain://side/ideas/nope.md" }), (error: Error & { data?: unknown }) => {
+    assert.match(error.message, /-32602.*does not exist/);
+    assert.deepEqual(error.data, { code: "not_found", uri: "secondbrain://side/ideas/nope.md" });
+    return true;
+  });
+  await assert.rejects(client.readResource({ uri: "file:///etc/passwd" }), /-32602.*Unknown resource/);
   const message = (uri: string): Promise<string> =>
     client.readResource({ uri }).then(
       () => "",

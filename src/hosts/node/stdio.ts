@@ -1,10 +1,14 @@
 // `serve --stdio`: one MCP session over stdin/stdout for clients that only launch local processes
 // (Claude Desktop). The process owner is the user, so the session has every vault, read-write, and
-// the toolsets --toolsets names.
+// the toolsets --toolsets names. The SDK's serveStdio picks the protocol era from the opening message
+// (initialize, or a 2026-07-28 request or server/discover) and pins one server to the connection; our
+// line transport carries it.
+import { serveStdio as serveMcpStdio, type StdioServerHandle } from "@modelcontextprotocol/server/stdio";
 import { DEFAULT_USER_NAME } from "../../auth/users";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../http/body";
+import { logUnexpected } from "../../mcp/diagnostics";
 import { buildMcpServer } from "../../mcp/server";
 import { LineTransport } from "../../mcp/stdio";
 import { ALL_TOOLS } from "../../tools/registry";
@@ -40,7 +44,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger, history: options.history }));
   const transport = new LineTransport({ input: process.stdin, output: process.stdout, maxLineBytes: STDIO_LINE_LIMIT_BYTES, drainMs: DRAIN_MS });
   let started: Promise<unknown> = Promise.resolve();
-  let server: ReturnType<typeof buildMcpServer> | null = null;
+  let session: StdioServerHandle | null = null;
   let stopping = false;
   // Idempotent: closing the server closes the transport, whose onclose lands here again.
   const stop = (reason: string): void => {
@@ -55,7 +59,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
     void started
       .catch(() => undefined)
       .then(async () => {
-        await server?.close();
+        await session?.close();
         for (const host of hosts) await host.stop();
         await logger.close?.();
       })
@@ -66,7 +70,7 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  transport.onclose = () => stop("the client closed stdin or stdout");
+  void transport.ended.then(() => stop("the client closed stdin or stdout"));
 
   started = (async () => {
     for (const host of hosts) await host.start();
@@ -75,15 +79,20 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   if (stopping) return;
   const registry = new VaultRegistry(hosts.map((host) => host.engine));
   const user: UserInfo = { name: DEFAULT_USER_NAME, readOnly: false, vaults: [], ...(options.toolsets ? { toolsets: options.toolsets } : {}) };
-  server = buildMcpServer({
-    user,
-    tools: ALL_TOOLS,
-    directory: registry.forUser(user),
-    logger,
-    maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
-    version: VERSION,
-    now: () => Date.now(),
-  });
-  await server.connect(transport);
+  const directory = registry.forUser(user);
+  session = serveMcpStdio(
+    ({ era }) =>
+      buildMcpServer({
+        user,
+        tools: ALL_TOOLS,
+        directory,
+        logger,
+        maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+        version: VERSION,
+        now: () => Date.now(),
+        era,
+      }),
+    { transport, legacy: "serve", onerror: (error) => logUnexpected(logger, "mcp_stdio_error", error) },
+  );
   logger.log({ level: "info", event: "startup", transport: "stdio", vaults: hosts.length, version: VERSION, max_line_bytes: STDIO_LINE_LIMIT_BYTES });
 }

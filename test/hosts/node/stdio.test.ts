@@ -1,9 +1,13 @@
-// `serve --stdio` of the built CLI: an oversized line is refused while the session goes on, and the
-// process exits promptly and cleanly when its input ends or on SIGTERM/SIGINT.
+// `serve --stdio` of the built CLI: an oversized line is refused while the session goes on, the
+// process exits promptly and cleanly when its input ends or on SIGTERM/SIGINT, and a 2026-07-28
+// client is served as well as a 2025 one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { CLI } from "../../support/cli";
 import { initialize, startStdioCli, type StdioCli } from "../../support/stdio";
 import { EDGE_VAULT, tempVault, type TempVault } from "../../support/vaults";
 
@@ -139,3 +143,57 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     }
   });
 }
+
+const MODERN = "2026-07-28";
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "Modern Stdio", version: "2.0.0" },
+};
+
+test("serve --stdio serves 2026-07-28: server/discover, then requests carrying the envelope, answered with resultType", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const cli = await started(vault);
+  try {
+    const discovered = await cli.request(1, "server/discover", { _meta: ENVELOPE });
+    assert.deepEqual(discovered.result?.supportedVersions, [MODERN]);
+    const listed = await cli.request(2, "tools/list", { _meta: ENVELOPE });
+    assert.equal(listed.result?.resultType, "complete");
+    assert.ok((listed.result?.tools as unknown[]).length > 0);
+    const read = await cli.request(3, "tools/call", { name: "note_read", arguments: { path: "README.md" }, _meta: ENVELOPE });
+    assert.equal(read.result?.resultType, "complete");
+    assert.notEqual(read.result?.isError, true, JSON.stringify(read.result).slice(0, 400));
+    // A 2025 opening on a connection pinned to 2026-07-28 is refused rather than served half-way.
+    const late = await cli.request(4, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "late", version: "1" } });
+    assert.ok(late.error, JSON.stringify(late));
+    const after = await cli.request(5, "tools/call", { name: "note_read", arguments: { path: "README.md" }, _meta: ENVELOPE });
+    assert.equal(after.result?.resultType, "complete", "the session goes on");
+  } finally {
+    cli.kill();
+    vault.cleanup();
+  }
+});
+
+test("serve --stdio: the 2.x client in auto mode negotiates 2026-07-28, the 2025 handshake still works", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const args = [CLI, "serve", "--stdio", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir, "--no-history"];
+  const modern = new Client({ name: "modern-stdio", version: "2.0.0" }, { versionNegotiation: { mode: "auto", probe: { timeoutMs: 30_000 } } });
+  const legacy = new Client({ name: "legacy-stdio", version: "1.0.0" });
+  try {
+    await modern.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "ignore" }));
+    assert.equal(modern.getProtocolEra(), "modern");
+    assert.equal(modern.getNegotiatedProtocolVersion(), MODERN);
+    const modernRead = await modern.callTool({ name: "note_read", arguments: { path: "README.md" } });
+    assert.notEqual(modernRead.isError, true);
+
+    await legacy.connect(new StdioClientTransport({ command: process.execPath, args, stderr: "ignore" }));
+    assert.equal(legacy.getProtocolEra(), "legacy");
+    assert.equal(legacy.getNegotiatedProtocolVersion(), "2025-11-25");
+    const legacyRead = await legacy.callTool({ name: "note_read", arguments: { path: "README.md" } });
+    assert.notEqual(legacyRead.isError, true);
+  } finally {
+    await modern.close().catch(() => undefined);
+    await legacy.close().catch(() => undefined);
+    vault.cleanup();
+  }
+});
