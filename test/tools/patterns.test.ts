@@ -44,7 +44,9 @@ before(async () => {
   write("attack/ending.md", `${"a".repeat(LONG)}b\n`);
   write("deep/needle.md", `first line\n${"x".repeat(30_000)} needle ${"y".repeat(30_000)}\nlast line\n`);
   write("slow/ab.md", `${randomAB(400_000)}\n`);
-  server = await startTestServer({ fixture: EDGE_VAULT, vault, name: "edge", extra: { rateLimit: { perMinute: 100_000, burst: 10_000 } } });
+  // A replacement's diff of a 50,000-character line is larger than the default response limit; the
+  // planned notes are what these tests read, so results come back whole.
+  server = await startTestServer({ fixture: EDGE_VAULT, vault, name: "edge", extra: { rateLimit: { perMinute: 100_000, burst: 10_000 }, maxResponseBytes: 1024 * 1024 } });
 });
 
 after(async () => {

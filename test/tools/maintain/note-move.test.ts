@@ -81,8 +81,11 @@ function mostLinked(links: LinkMap): string {
   return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
 }
 
+/** The plans here touch dozens of notes, every diff compared: they must come back whole, past the default limit. */
+const WHOLE_PLANS = { maxResponseBytes: 1024 * 1024 };
+
 test("moving the most-linked note of the Help vault into another folder rewrites exactly the links that need it", async () => {
-  const server = await startTestServer({ fixture: HELP_VAULT });
+  const server = await startTestServer({ fixture: HELP_VAULT, extra: WHOLE_PLANS });
   try {
     const from = mostLinked(linkMaps(server));
     const folder = from.includes("/") ? "Archive/Moved" : "Moved";
@@ -93,7 +96,7 @@ test("moving the most-linked note of the Help vault into another folder rewrites
 });
 
 test("renaming the most-linked note within its folder rewrites every spelling of a link to it", async () => {
-  const server = await startTestServer({ fixture: HELP_VAULT });
+  const server = await startTestServer({ fixture: HELP_VAULT, extra: WHOLE_PLANS });
   try {
     const from = mostLinked(linkMaps(server));
     await moveAndCheck(server, from, `${path.posix.dirname(from) === "." ? "" : `${path.posix.dirname(from)}/`}Renamed note.md`);
