@@ -62,6 +62,8 @@ export interface ModelClientOptions {
   token: string;
   modelUrl: string;
   timeoutMs: number;
+  /** Lines added to the client's configuration (Codex: config.toml). */
+  configExtra?: string;
 }
 
 function baseEnv(home: string): NodeJS.ProcessEnv {
@@ -100,7 +102,11 @@ export async function runGeminiCli(options: ModelClientOptions): Promise<ClientR
   const { home, cwd } = folders(options.work);
   mkdirSync(path.join(home, ".gemini"), { recursive: true });
   writeFileSync(path.join(home, ".gemini", "trustedFolders.json"), JSON.stringify({ [cwd]: "TRUST_FOLDER" }));
-  writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, privacy: { usageStatisticsEnabled: false } }));
+  writeFileSync(path.join(home, ".gemini", "settings.json"), JSON.stringify({
+      security: { auth: { selectedType: "gemini-api-key" } },
+      privacy: { usageStatisticsEnabled: false },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+    }));
   const env: NodeJS.ProcessEnv = { ...baseEnv(home), GEMINI_API_KEY: "scripted-model", GOOGLE_GEMINI_BASE_URL: options.modelUrl };
   const gemini = [options.clients.gemini];
   const add = await runClient(process.execPath, [...gemini, "mcp", "add", "-s", "user", "--transport", "http", "-H", `Authorization: Bearer ${options.token}`, "secondbrain", options.mcpUrl], { cwd, env, timeoutMs: 60_000 });
@@ -117,6 +123,7 @@ export function codexConfig(mcpUrl: string, modelUrl: string, extra = ""): strin
     'model_provider = "scripted"',
     'approval_policy = "never"',
     'sandbox_mode = "read-only"',
+    "check_for_update_on_startup = false",
     extra,
     "[model_providers.scripted]",
     'name = "Scripted Responses API"',
@@ -134,7 +141,7 @@ export function codexConfig(mcpUrl: string, modelUrl: string, extra = ""): strin
 }
 
 /** Codex: `[mcp_servers.secondbrain]` with `bearer_token_env_var` in config.toml, then `codex exec`. */
-export async function runCodex(options: ModelClientOptions & { configExtra?: string }): Promise<ClientRun> {
+export async function runCodex(options: ModelClientOptions): Promise<ClientRun> {
   const { home, cwd } = folders(options.work);
   writeFileSync(path.join(home, "config.toml"), codexConfig(options.mcpUrl, options.modelUrl, options.configExtra));
   const env: NodeJS.ProcessEnv = { ...baseEnv(home), CODEX_HOME: home, SCRIPTED_MODEL_KEY: "scripted-model", SECONDBRAIN_TOKEN: options.token };
@@ -165,10 +172,11 @@ export async function connectMcpRemote(clients: InstalledClients, mcpUrl: string
  * app). 1.0.3 looks for ../package.json relative to the working folder but imports it relative to its
  * own file, and without one exits 0 having printed nothing; from the cache's node_modules both agree.
  */
-export function inspector(clients: InstalledClients, mcpUrl: string, token: string, args: string[]): Promise<Outcome> {
+export function inspector(clients: InstalledClients, mcpUrl: string, token: string, home: string, args: string[]): Promise<Outcome> {
+  mkdirSync(home, { recursive: true });
   return runClient(process.execPath, [clients.inspector, mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args], {
     cwd: path.join(clients.dir, "node_modules"),
-    env: baseEnv(clients.dir),
+    env: baseEnv(home),
     timeoutMs: 60_000,
   });
 }

@@ -3,9 +3,12 @@
 // the same script through each: search → read → hash-checked edit → stale-hash conflict → missing note
 // → list arguments → limit: 500 → a large result. Claude Code, Gemini CLI and Codex run it as their
 // scripted model asks (fake-models.ts) and are judged on what they hand that model; mcp-remote and the
-// Inspector CLI have no model and are judged on what they return.
-// Env: CLIENTS=claude-code,gemini-cli,… (a subset), CLIENT_TIMEOUT_S (per model session, default 300),
-// CLIENTS_OUT (keep logs there; default a temp folder, printed), SECONDBRAIN_CLIENTS_CACHE.
+// Inspector CLI have no model and are judged on what they return. The model clients then fetch three
+// large results from a server whose response limit is raised, to measure what each keeps of them
+// (the README's "What clients keep").
+// Env: CLIENTS=claude-code,gemini-cli,codex,mcp-remote,inspector-cli (a subset), CLIENT_TIMEOUT_S (per
+// model session, default 300), CLIENTS_OUT (keep logs there; default a temp folder, printed),
+// SECONDBRAIN_CLIENTS_CACHE (where the clients are installed).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -15,30 +18,28 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startCli, type CliServer } from "../support/cli";
 import { HELP_VAULT, tempVault, type TempVault } from "../support/vaults";
-import { CHECKS, type StepContext } from "./checks";
+import { CHECKS, describeKept, keptOf } from "./checks";
 import { connectMcpRemote, inspector, runClaudeCode, runCodex, runGeminiCli, type ClientRun, type ModelClientOptions } from "./drivers";
 import { startFakeModel, type FakeModel, type Vendor } from "./fake-models";
 import { ensureClients, pins, type InstalledClients } from "./install";
-import { MAIN_SCRIPT, type Seen } from "./scenario";
+import { BULK_FOLDER, BULK_NOTES, KEEPS_SCRIPT, MAIN_SCRIPT, type Seen } from "./scenario";
 
 const TOKEN = "client-matrix-token-5f0c7d2e9a41b8";
 const SESSION_TIMEOUT_MS = Number(process.env.CLIENT_TIMEOUT_S ?? 300) * 1000;
 const ONLY = process.env.CLIENTS?.split(",").map((name) => name.trim());
 const OUT = process.env.CLIENTS_OUT ? path.resolve(process.env.CLIENTS_OUT) : mkdtempSync(path.join(os.tmpdir(), "sbmcp-clients-"));
 const PINS = pins();
+const RAISED_LIMIT = 300_000;
 
-const COLUMNS = ["connect", "tools", ...MAIN_SCRIPT.map((entry) => entry.step), "no schema warnings"] as const;
+const COLUMNS = ["connect", "tools", ...MAIN_SCRIPT.map((entry) => entry.step), "no schema warnings", "large, raised limit"] as const;
 type Column = (typeof COLUMNS)[number];
 const matrix = new Map<string, Map<Column, string>>();
-const notes = new Map<string, string[]>();
+const keeps = new Map<string, string[]>();
+const notes: string[] = [];
 
 function mark(client: string, column: Column, verdict: string): void {
   if (!matrix.has(client)) matrix.set(client, new Map());
   matrix.get(client)?.set(column, verdict);
-}
-
-function note(client: string, text: string): void {
-  notes.set(client, [...(notes.get(client) ?? []), text]);
 }
 
 /** A test that is also a cell of the matrix. */
@@ -54,24 +55,32 @@ function cell(client: string, column: Column, check: () => void | Promise<void>)
   });
 }
 
-function table(): string {
-  const header = `| client | ${COLUMNS.join(" | ")} |`;
-  const rule = `|---|${COLUMNS.map(() => "---").join("|")}|`;
-  const rows = [...matrix].map(([client, cells]) => `| ${client} | ${COLUMNS.map((column) => cells.get(column) ?? "–").join(" | ")} |`);
-  const extra = [...notes].flatMap(([client, lines]) => lines.map((line) => `- ${client}: ${line}`));
-  return [header, rule, ...rows, "", ...extra].join("\n");
+function markdown(header: string[], rows: string[][]): string {
+  return [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)].join("\n");
+}
+
+function report(): string {
+  const steps = markdown(
+    ["client", ...COLUMNS],
+    [...matrix].map(([client, cells]) => [client, ...COLUMNS.map((column) => cells.get(column) ?? "–")]),
+  );
+  const kept = markdown(
+    [`what the model got (response limit ${RAISED_LIMIT.toLocaleString("en")})`, ...KEEPS_SCRIPT.map((entry) => entry.step)],
+    [...keeps].map(([client, cells]) => [client, ...cells]),
+  );
+  return [steps, "", kept, "", ...notes.map((line) => `- ${line}`)].join("\n");
 }
 
 let clients: InstalledClients;
 
 before(async () => {
   clients = await ensureClients();
-  console.log(`clients ${clients.installed ? "installed" : "reused"} in ${clients.seconds.toFixed(1)} s: ${clients.dir}`);
-  console.log(`logs: ${OUT}`);
+  notes.push(`clients ${clients.installed ? "installed" : "reused from the cache"} in ${clients.seconds.toFixed(1)} s (${clients.dir})`);
+  console.log(`clients ${clients.installed ? "installed" : "reused"} in ${clients.seconds.toFixed(1)} s: ${clients.dir}; logs: ${OUT}`);
 });
 
 after(() => {
-  const text = table();
+  const text = report();
   writeFileSync(path.join(OUT, "matrix.md"), `${text}\n`);
   console.log(`\n${text}\n`);
 });
@@ -85,15 +94,19 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serve(): Promise<Served> {
+/** The built server on a fresh copy of the Help vault; `limit` raises its response limit (a config file). */
+async function serve(options: { raisedLimit?: number; prepare?(vaultDir: string): void } = {}): Promise<Served> {
   const vault = tempVault(HELP_VAULT);
-  const cli = await startCli(["serve", "--vault", `help=${vault.dir}`, "--data", vault.dataDir, "--port", "0", "--no-history"], { SECONDBRAIN_TOKEN: TOKEN });
-  const connect = async (): Promise<Client> => {
-    const client = new Client({ name: "client-matrix-reference", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(cli.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
-    return client;
-  };
-  const reference = await connect();
+  options.prepare?.(vault.dir);
+  const args = ["serve", "--vault", `help=${vault.dir}`, "--data", vault.dataDir, "--port", "0", "--no-history"];
+  if (options.raisedLimit !== undefined) {
+    const config = path.join(path.dirname(vault.dir), "config.yml");
+    writeFileSync(config, `users:\n  - name: matrix\n    tokens: ["${TOKEN}"]\nlimits:\n  max_response_bytes: ${options.raisedLimit}\n`, { mode: 0o600 });
+    args.push("--config", config);
+  }
+  const cli = await startCli(args, { SECONDBRAIN_TOKEN: TOKEN });
+  const reference = new Client({ name: "client-matrix-reference", version: "1.0.0" });
+  await reference.connect(new StreamableHTTPClientTransport(new URL(cli.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
   const expectedTools = (await reference.listTools()).tools.map((tool) => tool.name).sort();
   return {
     vault,
@@ -111,13 +124,19 @@ async function serve(): Promise<Served> {
   };
 }
 
+/** Small notes enough for a note_list result of about 150 KB, from a tool that declares no result size. */
+function addBulkNotes(vaultDir: string): void {
+  mkdirSync(path.join(vaultDir, BULK_FOLDER));
+  for (let i = 0; i < BULK_NOTES; i++) writeFileSync(path.join(vaultDir, BULK_FOLDER, `Bulk note ${String(i).padStart(4, "0")}.md`), `Filler ${i} for a long listing.\n`);
+}
+
 function wanted(client: string): boolean {
   return ONLY === undefined || ONLY.includes(client);
 }
 
 /** The checks every client goes through, on what it passed on of each scripted call. */
-function scriptCells(client: string, context: () => StepContext, seen: () => ReadonlyArray<Seen | undefined>): void {
-  MAIN_SCRIPT.forEach((entry, index) => cell(client, entry.step, () => CHECKS[entry.step](seen()[index], context())));
+function scriptCells(client: string, vaultDir: () => string, seen: () => ReadonlyArray<Seen | undefined>): void {
+  MAIN_SCRIPT.forEach((entry, index) => cell(client, entry.step, () => CHECKS[entry.step](seen()[index], { client, vaultDir: vaultDir() })));
 }
 
 interface ModelClient {
@@ -125,55 +144,104 @@ interface ModelClient {
   label: string;
   vendor: Vendor;
   run(options: ModelClientOptions): Promise<ClientRun>;
-  /** How `mcp list` says the server is connected, where the client has such a listing. */
+  /** How `mcp list` shows the server connected. */
   connected: RegExp;
+  /** Configurations measured for what the client keeps of large results (besides its defaults). */
+  keepsVariants: Array<{ label: string; configExtra: string }>;
 }
 
 const MODEL_CLIENTS: ModelClient[] = [
-  { name: "claude-code", label: `Claude Code ${PINS.claudeCode}`, vendor: "anthropic", run: runClaudeCode, connected: /secondbrain: .*Connected/ },
-  { name: "gemini-cli", label: `Gemini CLI ${PINS.geminiCli}`, vendor: "gemini", run: runGeminiCli, connected: /secondbrain.*Connected/ },
-  { name: "codex", label: `Codex ${PINS.codex}`, vendor: "openai", run: runCodex, connected: /secondbrain/ },
+  { name: "claude-code", label: `Claude Code ${PINS.claudeCode}`, vendor: "anthropic", run: runClaudeCode, connected: /secondbrain: .*Connected/, keepsVariants: [] },
+  { name: "gemini-cli", label: `Gemini CLI ${PINS.geminiCli}`, vendor: "gemini", run: runGeminiCli, connected: /secondbrain.*Connected/, keepsVariants: [] },
+  {
+    name: "codex",
+    label: `Codex ${PINS.codex}`,
+    vendor: "openai",
+    run: runCodex,
+    connected: /secondbrain\s+http:\/\/127\.0\.0\.1\S*\s+SECONDBRAIN_TOKEN\s+enabled/,
+    keepsVariants: [{ label: "tool_output_token_limit = 10000", configExtra: "tool_output_token_limit = 10000" }],
+  },
 ];
 
-for (const spec of MODEL_CLIENTS.filter((candidate) => wanted(candidate.name))) {
+const modelClients = MODEL_CLIENTS.filter((candidate) => wanted(candidate.name));
+let raised: Served | undefined;
+if (modelClients.length > 0) {
+  before(async () => {
+    raised = await serve({ raisedLimit: RAISED_LIMIT, prepare: addBulkNotes });
+  });
+  after(async () => {
+    await raised?.stop();
+  });
+}
+
+async function session(spec: ModelClient, work: string, mcpUrl: string, script: typeof KEEPS_SCRIPT, configExtra?: string): Promise<{ model: FakeModel; run: ClientRun }> {
+  mkdirSync(work, { recursive: true });
+  const model = await startFakeModel(spec.vendor, script, spec.name, path.join(work, "model"));
+  try {
+    const run = await spec.run({ clients, work, mcpUrl, token: TOKEN, modelUrl: model.url, timeoutMs: SESSION_TIMEOUT_MS, ...(configExtra ? { configExtra } : {}) });
+    writeFileSync(path.join(work, "session.stdout"), run.session.stdout);
+    writeFileSync(path.join(work, "session.stderr"), run.session.stderr);
+    writeFileSync(path.join(work, "mcp-list.txt"), `${run.listing.stdout}\n${run.listing.stderr}`);
+    return { model, run };
+  } finally {
+    await model.close();
+  }
+}
+
+for (const spec of modelClients) {
   describe(spec.label, () => {
     let served: Served;
-    let model: FakeModel;
-    let run: ClientRun;
-    let largeDirect = "";
+    let main: { model: FakeModel; run: ClientRun };
+    const measured: Array<{ label: string; seen: readonly Seen[]; direct: string[] }> = [];
 
     before(async () => {
       served = await serve();
-      const work = path.join(OUT, spec.name);
-      mkdirSync(work, { recursive: true });
-      model = await startFakeModel(spec.vendor, MAIN_SCRIPT, spec.name, path.join(work, "model"));
-      run = await spec.run({ clients, work, mcpUrl: served.cli.url, token: TOKEN, modelUrl: model.url, timeoutMs: SESSION_TIMEOUT_MS });
-      writeFileSync(path.join(work, "session.stdout"), run.session.stdout);
-      writeFileSync(path.join(work, "session.stderr"), run.session.stderr);
-      writeFileSync(path.join(work, "mcp-list.txt"), `${run.listing.stdout}\n${run.listing.stderr}`);
-      note(spec.name, `session ${run.session.seconds.toFixed(1)} s, exit ${run.session.code}${run.session.timedOut ? " (timed out)" : ""}`);
+      main = await session(spec, path.join(OUT, spec.name), served.cli.url, MAIN_SCRIPT);
+      const { run, model } = main;
+      notes.push(`${spec.name}: scripted session ${run.session.seconds.toFixed(1)} s, exit ${run.session.code}${run.session.timedOut ? " (timed out)" : ""}`);
       const large = MAIN_SCRIPT.findIndex((entry) => entry.step === "large");
-      largeDirect = await served.direct("vault_grep", MAIN_SCRIPT[large]?.call([], spec.name).args ?? {});
-      const seenLarge = model.seen[large]?.text ?? "";
-      note(spec.name, `large result: the model got ${seenLarge.length.toLocaleString("en")} characters of the ${largeDirect.length.toLocaleString("en")} the server sent as text`);
+      const direct = await served.direct("vault_grep", MAIN_SCRIPT[large]?.call([], spec.name).args ?? {});
+      notes.push(`${spec.name}: large result at the default limit: ${describeKept(keptOf(model.seen[large]?.text ?? "", direct))}`);
+
+      for (const variant of [{ label: "defaults", configExtra: "" }, ...spec.keepsVariants]) {
+        const server = raised;
+        assert.ok(server, "the raised-limit server runs");
+        const work = path.join(OUT, `${spec.name}-keeps-${measured.length}`);
+        const { model: keepsModel } = await session(spec, work, server.cli.url, KEEPS_SCRIPT, variant.configExtra);
+        const directs = await Promise.all(KEEPS_SCRIPT.map((entry) => server.direct(entry.call([], spec.name).tool, entry.call([], spec.name).args)));
+        measured.push({ label: variant.label, seen: keepsModel.seen, direct: directs });
+        const row = KEEPS_SCRIPT.map((_, index) => {
+          const seen = keepsModel.seen[index];
+          return seen ? describeKept(keptOf(seen.text, directs[index] ?? "")) : "no result";
+        });
+        keeps.set(variant.configExtra ? `${spec.label} (${variant.label})` : spec.label, row);
+      }
     });
 
     after(async () => {
-      await model?.close();
       await served?.stop();
     });
 
     cell(spec.name, "connect", () => {
-      assert.match(`${run.listing.stdout}\n${run.listing.stderr}`, spec.connected, "the client lists the server");
-      assert.ok(model.finished, `the session went through every scripted step (exit ${run.session.code}): ${run.session.stderr.slice(-1500)}`);
+      assert.match(`${main.run.listing.stdout}\n${main.run.listing.stderr}`, spec.connected, "the client lists the server");
+      assert.ok(main.model.finished, `the session went through every scripted step (exit ${main.run.session.code}): ${main.run.session.stderr.slice(-1500)}`);
     });
-    cell(spec.name, "tools", () => assert.deepEqual([...model.offered].sort(), served.expectedTools, "the model was offered every tool"));
-    scriptCells(spec.name, () => ({ client: spec.name, vaultDir: served.vault.dir }), () => model.seen);
+    cell(spec.name, "tools", () => assert.deepEqual([...main.model.offered].sort(), served.expectedTools, "the model was offered every tool"));
+    scriptCells(spec.name, () => served.vault.dir, () => main.model.seen);
     if (spec.name === "gemini-cli") {
       cell(spec.name, "no schema warnings", () => {
-        assert.doesNotMatch(run.session.stderr, /strict mode|allowUnionTypes/, "Gemini CLI compiled every schema without a warning");
+        assert.doesNotMatch(main.run.session.stderr, /strict mode|allowUnionTypes/, "Gemini CLI compiled every schema without a warning");
       });
     }
+    cell(spec.name, "large, raised limit", () => {
+      for (const { label, seen, direct } of measured) {
+        KEEPS_SCRIPT.forEach((entry, index) => {
+          const kept = keptOf(seen[index]?.text ?? "", direct[index] ?? "");
+          // Whatever a client cuts, a result's start reaches the model: that is where a cut result's note is.
+          assert.ok(kept.head >= Math.min(1000, kept.total), `${label}, ${entry.step}: the model got the result's start (${describeKept(kept)})`);
+        });
+      }
+    });
   });
 }
 
@@ -202,7 +270,7 @@ if (wanted("mcp-remote")) {
 
     cell("mcp-remote", "connect", () => assert.match(remote.client.getServerVersion()?.name ?? "", /secondbrain/i, "mcp-remote relays the server's identity"));
     cell("mcp-remote", "tools", () => assert.deepEqual(offered, served.expectedTools));
-    scriptCells("mcp-remote", () => ({ client: "mcp-remote", vaultDir: served.vault.dir }), () => seen);
+    scriptCells("mcp-remote", () => served.vault.dir, () => seen);
   });
 }
 
@@ -211,17 +279,18 @@ if (wanted("inspector-cli")) {
     let served: Served;
     const seen: Seen[] = [];
     let offered: string[] = [];
+    const home = path.join(OUT, "inspector-cli");
 
     before(async () => {
       served = await serve();
-      const listed = await inspector(clients, served.cli.url, TOKEN, ["--method", "tools/list"]);
+      const listed = await inspector(clients, served.cli.url, TOKEN, home, ["--method", "tools/list"]);
       assert.equal(listed.code, 0, `tools/list through the Inspector CLI: ${listed.stderr}`);
       offered = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name).sort();
       for (const entry of MAIN_SCRIPT) {
         const call = entry.call(seen, "inspector-cli");
         // --tool-arg values are parsed as JSON where they parse, so each goes as its JSON.
         const toolArgs = Object.entries(call.args).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
-        const outcome = await inspector(clients, served.cli.url, TOKEN, ["--method", "tools/call", "--tool-name", call.tool, "--tool-arg", ...toolArgs]);
+        const outcome = await inspector(clients, served.cli.url, TOKEN, home, ["--method", "tools/call", "--tool-name", call.tool, "--tool-arg", ...toolArgs]);
         let text = `${outcome.stdout}\n${outcome.stderr}`;
         let isError: boolean | undefined;
         try {
@@ -241,6 +310,6 @@ if (wanted("inspector-cli")) {
 
     cell("inspector-cli", "connect", () => assert.ok(offered.length > 0, "the Inspector CLI connected and listed tools"));
     cell("inspector-cli", "tools", () => assert.deepEqual(offered, served.expectedTools));
-    scriptCells("inspector-cli", () => ({ client: "inspector-cli", vaultDir: served.vault.dir }), () => seen);
+    scriptCells("inspector-cli", () => served.vault.dir, () => seen);
   });
 }

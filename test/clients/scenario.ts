@@ -13,12 +13,17 @@ export interface Seen {
 export type StepId = "search" | "read" | "edit" | "conflict" | "missing" | "union" | "limit" | "large";
 
 export interface ScriptedCall {
-  step: StepId;
+  step: string;
   tool: string;
   args: Record<string, unknown>;
 }
 
-export type Script = ReadonlyArray<{ step: StepId; call(seen: readonly Seen[], client: string): Omit<ScriptedCall, "step"> }>;
+export interface ScriptEntry<Step extends string = string> {
+  step: Step;
+  call(seen: readonly Seen[], client: string): Omit<ScriptedCall, "step">;
+}
+
+export type Script<Step extends string = string> = ReadonlyArray<ScriptEntry<Step>>;
 
 export const NOTE = "Plugins/Word count.md";
 export const EDITED_FROM = "displays the number of words";
@@ -67,7 +72,7 @@ function readHash(seen: Seen | undefined): string {
 }
 
 /** search → read → hash-checked edit → stale-hash conflict → missing note → list arguments → limit 500 → a large result. */
-export const MAIN_SCRIPT: Script = [
+export const MAIN_SCRIPT: Script<StepId> = [
   { step: "search", call: () => ({ tool: "note_search", args: { query: "word count", limit: 3 } }) },
   { step: "read", call: (seen) => ({ tool: "note_read", args: { path: firstHitPath(seen[0]) } }) },
   {
@@ -84,5 +89,16 @@ export const MAIN_SCRIPT: Script = [
   { step: "large", call: () => ({ tool: "vault_grep", args: { pattern: "the", context: 5, limit: 1000 } }) },
 ];
 
-/** One large result against a server whose response limit is raised: how much of it each client keeps. */
-export const KEEPS_SCRIPT: Script = [{ step: "large", call: () => ({ tool: "vault_grep", args: { pattern: "the", context: 5, limit: 1000 } }) }];
+export const BULK_FOLDER = "bulk";
+export const BULK_NOTES = 1200;
+
+/**
+ * Large results against a server whose response limit is raised to 300,000 bytes: how much of each
+ * the client hands its model. vault_grep declares anthropic/maxResultSizeChars, note_list declares
+ * nothing, and note_read of the vault's largest note (32.7 KB) is one whole window.
+ */
+export const KEEPS_SCRIPT: Script = [
+  { step: "vault_grep, 300 KB, declares its size", call: () => ({ tool: "vault_grep", args: { pattern: "the", context: 5, limit: 1000 } }) },
+  { step: "note_list, 150 KB, declares nothing", call: () => ({ tool: "note_list", args: { prefix: `${BULK_FOLDER}/`, limit: 1000 } }) },
+  { step: "note_read, 34 KB", call: () => ({ tool: "note_read", args: { path: "Extending Obsidian/Obsidian CLI.md", max_bytes: 1048576 } }) },
+];
