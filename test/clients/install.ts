@@ -4,7 +4,7 @@
 // anew and an unchanged one is reused.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -66,9 +66,9 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(cache, "secondbrain-mcp", "clients");
 }
 
-function run(command: string, args: string[], cwd: string): Promise<void> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "inherit", "inherit"] });
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "inherit", "inherit"] });
     child.once("error", reject);
     child.once("close", (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(" ")} exited with ${code} in ${cwd}`))));
   });
@@ -93,12 +93,16 @@ function located(dir: string, seconds: number, installed: boolean): InstalledCli
   return clients;
 }
 
-/** Earlier installs of other pins, and installs that never finished: each holds hundreds of megabytes. */
-function prune(root: string, keep: string): void {
+/**
+ * Earlier installs of other pins (each holds hundreds of megabytes), and staging folders of installs
+ * that never finished; a staging folder younger than an hour may be another run's, still installing.
+ */
+export function prune(root: string, keep: string): void {
+  const hourAgo = Date.now() - 3600_000;
   for (const name of readdirSync(root)) {
     const full = path.join(root, name);
-    const ours = name.startsWith(".install-") || existsSync(path.join(full, MARKER));
-    if (full !== keep && ours) rmSync(full, { recursive: true, force: true });
+    const abandoned = name.startsWith(".install-") && statSync(full).mtimeMs < hourAgo;
+    if (full !== keep && (abandoned || existsSync(path.join(full, MARKER)))) rmSync(full, { recursive: true, force: true });
   }
 }
 
@@ -112,7 +116,7 @@ export async function ensureClients(env: NodeJS.ProcessEnv = process.env): Promi
   const staging = mkdtempSync(path.join(root, ".install-"));
   for (const file of ["package.json", "package-lock.json"]) copyFileSync(path.join(PINNED, file), path.join(staging, file));
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  await run(npm, ["ci", "--no-audit", "--no-fund", "--loglevel=error"], staging);
+  await run(npm, ["ci", "--no-audit", "--no-fund", "--loglevel=error"], staging, env);
   writeFileSync(path.join(staging, MARKER), `${lockHash()}\n`);
   try {
     renameSync(staging, dir);
