@@ -168,14 +168,15 @@ export async function connectMcpRemote(clients: InstalledClients, mcpUrl: string
 }
 
 /**
- * The Inspector CLI, one method per run (its CLI proper, build/index.js: build/cli.js launches the web
- * app). 1.0.3 looks for ../package.json relative to the working folder but imports it relative to its
- * own file, and without one exits 0 having printed nothing; from the cache's node_modules both agree.
+ * The Inspector CLI as its README runs it (`mcp-inspector-cli --cli URL …`), one method per run. 1.0.3
+ * checks for ../package.json relative to the working folder but imports it relative to its own file:
+ * without one it stops with "Cannot find module …/package.json". From src/ of this checkout, as the
+ * README says, the check finds the repository's package.json and the import finds its own.
  */
 export function inspector(clients: InstalledClients, mcpUrl: string, token: string, home: string, args: string[]): Promise<Outcome> {
   mkdirSync(home, { recursive: true });
-  return runClient(process.execPath, [clients.inspector, mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args], {
-    cwd: path.join(clients.dir, "node_modules"),
+  return runClient(process.execPath, [clients.inspector, "--cli", mcpUrl, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args], {
+    cwd: path.resolve(__dirname, "../../src"),
     env: baseEnv(home),
     timeoutMs: 60_000,
   });

@@ -49,7 +49,7 @@ test("an install of the same lockfile in the cache is reused without running npm
       "node_modules/@google/gemini-cli/bundle/gemini.js",
       "node_modules/@openai/codex/bin/codex.js",
       "node_modules/mcp-remote/dist/proxy.js",
-      "node_modules/@modelcontextprotocol/inspector-cli/build/index.js",
+      "node_modules/@modelcontextprotocol/inspector-cli/build/cli.js",
     ];
     for (const entry of entries) {
       mkdirSync(path.dirname(path.join(dir, entry)), { recursive: true });

@@ -85,7 +85,7 @@ function located(dir: string, seconds: number, installed: boolean): InstalledCli
     gemini: path.join(modules, "@google", "gemini-cli", "bundle", "gemini.js"),
     codex: path.join(modules, "@openai", "codex", "bin", "codex.js"),
     mcpRemote: path.join(modules, "mcp-remote", "dist", "proxy.js"),
-    inspector: path.join(modules, "@modelcontextprotocol", "inspector-cli", "build", "index.js"),
+    inspector: path.join(modules, "@modelcontextprotocol", "inspector-cli", "build", "cli.js"),
   };
   for (const file of [clients.claude, clients.gemini, clients.codex, clients.mcpRemote, clients.inspector]) {
     if (!existsSync(file)) throw new Error(`${file} is missing from the client cache ${dir}: delete that folder and run again`);

@@ -68,7 +68,7 @@ function report(): string {
     [`what the model got (response limit ${RAISED_LIMIT.toLocaleString("en")})`, ...KEEPS_SCRIPT.map((entry) => entry.step)],
     [...keeps].map(([client, cells]) => [client, ...cells]),
   );
-  return [steps, "", kept, "", ...notes.map((line) => `- ${line}`)].join("\n");
+  return [steps, ...(keeps.size > 0 ? ["", kept] : []), "", ...notes.map((line) => `- ${line}`)].join("\n");
 }
 
 let clients: InstalledClients;
