@@ -18,7 +18,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startCli, type CliServer } from "../support/cli";
 import { HELP_VAULT, tempVault, type TempVault } from "../support/vaults";
-import { CHECKS, describeKept, keptOf } from "./checks";
+import { CHECKS, describeKept, keptOf, type Kept } from "./checks";
 import { connectMcpRemote, inspector, runClaudeCode, runCodex, runGeminiCli, type ClientRun, type ModelClientOptions } from "./drivers";
 import { startFakeModel, type FakeModel, type Vendor } from "./fake-models";
 import { ensureClients, pins, type InstalledClients } from "./install";
@@ -31,7 +31,7 @@ const OUT = process.env.CLIENTS_OUT ? path.resolve(process.env.CLIENTS_OUT) : mk
 const PINS = pins();
 const RAISED_LIMIT = 300_000;
 
-const COLUMNS = ["connect", "tools", ...MAIN_SCRIPT.map((entry) => entry.step), "no schema warnings", "large, raised limit"] as const;
+const COLUMNS = ["connect", "tools", ...MAIN_SCRIPT.map((entry) => entry.step), "no schema warnings", "keeps as the README says"] as const;
 type Column = (typeof COLUMNS)[number];
 const matrix = new Map<string, Map<Column, string>>();
 const keeps = new Map<string, string[]>();
@@ -146,20 +146,54 @@ interface ModelClient {
   run(options: ModelClientOptions): Promise<ClientRun>;
   /** How `mcp list` shows the server connected. */
   connected: RegExp;
-  /** Configurations measured for what the client keeps of large results (besides its defaults). */
-  keepsVariants: Array<{ label: string; configExtra: string }>;
+  /**
+   * What the client keeps of each KEEPS_SCRIPT result, as the README's "What clients keep" says, under
+   * its defaults and under each configuration the README suggests (configExtra).
+   */
+  keeps: Array<{ label: string; configExtra: string; expect: Keeps[] }>;
+}
+
+/** The whole result, or its first `head` and last `tail` characters (the client's own wrapping aside). */
+type Keeps = "whole" | { head: number; tail: number };
+const CUT_TOLERANCE = 100;
+
+function keepsAsDocumented(kept: Kept, expected: Keeps): boolean {
+  if (expected === "whole") return kept.whole;
+  return !kept.whole && Math.abs(kept.head - expected.head) <= CUT_TOLERANCE && Math.abs(kept.tail - expected.tail) <= CUT_TOLERANCE;
 }
 
 const MODEL_CLIENTS: ModelClient[] = [
-  { name: "claude-code", label: `Claude Code ${PINS.claudeCode}`, vendor: "anthropic", run: runClaudeCode, connected: /secondbrain: .*Connected/, keepsVariants: [] },
-  { name: "gemini-cli", label: `Gemini CLI ${PINS.geminiCli}`, vendor: "gemini", run: runGeminiCli, connected: /secondbrain.*Connected/, keepsVariants: [] },
+  {
+    name: "claude-code",
+    label: `Claude Code ${PINS.claudeCode}`,
+    vendor: "anthropic",
+    run: runClaudeCode,
+    connected: /secondbrain: .*Connected/,
+    // A result over what its tool declares goes to a file; the model gets the path and a 2,000-character preview.
+    keeps: [{ label: "defaults", configExtra: "", expect: ["whole", { head: 2000, tail: 0 }, "whole", "whole"] }],
+  },
+  {
+    name: "gemini-cli",
+    label: `Gemini CLI ${PINS.geminiCli}`,
+    vendor: "gemini",
+    run: runGeminiCli,
+    connected: /secondbrain.*Connected/,
+    keeps: [{ label: "defaults", configExtra: "", expect: [{ head: 8000, tail: 32000 }, { head: 8000, tail: 32000 }, "whole", "whole"] }],
+  },
   {
     name: "codex",
     label: `Codex ${PINS.codex}`,
     vendor: "openai",
     run: runCodex,
     connected: /secondbrain\s+http:\/\/127\.0\.0\.1\S*\s+SECONDBRAIN_TOKEN\s+enabled/,
-    keepsVariants: [{ label: "tool_output_token_limit = 10000", configExtra: "tool_output_token_limit = 10000" }],
+    keeps: [
+      { label: "defaults", configExtra: "", expect: [{ head: 6000, tail: 6000 }, { head: 6000, tail: 6000 }, { head: 6000, tail: 6000 }, { head: 6000, tail: 6000 }] },
+      {
+        label: "tool_output_token_limit = 10000",
+        configExtra: "tool_output_token_limit = 10000",
+        expect: [{ head: 24000, tail: 24000 }, { head: 24000, tail: 24000 }, "whole", "whole"],
+      },
+    ],
   },
 ];
 
@@ -192,7 +226,7 @@ for (const spec of modelClients) {
   describe(spec.label, () => {
     let served: Served;
     let main: { model: FakeModel; run: ClientRun };
-    const measured: Array<{ label: string; seen: readonly Seen[]; direct: string[] }> = [];
+    const measured: Array<{ label: string; kept: Kept[]; expect: Keeps[] }> = [];
 
     before(async () => {
       served = await serve();
@@ -203,18 +237,16 @@ for (const spec of modelClients) {
       const direct = await served.direct("vault_grep", MAIN_SCRIPT[large]?.call([], spec.name).args ?? {});
       notes.push(`${spec.name}: large result at the default limit: ${describeKept(keptOf(model.seen[large]?.text ?? "", direct))}`);
 
-      for (const variant of [{ label: "defaults", configExtra: "" }, ...spec.keepsVariants]) {
+      for (const variant of spec.keeps) {
         const server = raised;
         assert.ok(server, "the raised-limit server runs");
         const work = path.join(OUT, `${spec.name}-keeps-${measured.length}`);
         const { model: keepsModel } = await session(spec, work, server.cli.url, KEEPS_SCRIPT, variant.configExtra);
-        const directs = await Promise.all(KEEPS_SCRIPT.map((entry) => server.direct(entry.call([], spec.name).tool, entry.call([], spec.name).args)));
-        measured.push({ label: variant.label, seen: keepsModel.seen, direct: directs });
-        const row = KEEPS_SCRIPT.map((_, index) => {
-          const seen = keepsModel.seen[index];
-          return seen ? describeKept(keptOf(seen.text, directs[index] ?? "")) : "no result";
-        });
-        keeps.set(variant.configExtra ? `${spec.label} (${variant.label})` : spec.label, row);
+        const calls = KEEPS_SCRIPT.map((entry) => entry.call([], spec.name));
+        const directs = await Promise.all(calls.map((call) => server.direct(call.tool, call.args)));
+        const kept = directs.map((direct, index) => keptOf(keepsModel.seen[index]?.text ?? "", direct));
+        measured.push({ label: variant.label, kept, expect: variant.expect });
+        keeps.set(variant.configExtra ? `${spec.label} (${variant.label})` : spec.label, kept.map(describeKept));
       }
     });
 
@@ -233,12 +265,15 @@ for (const spec of modelClients) {
         assert.doesNotMatch(main.run.session.stderr, /strict mode|allowUnionTypes/, "Gemini CLI compiled every schema without a warning");
       });
     }
-    cell(spec.name, "large, raised limit", () => {
-      for (const { label, seen, direct } of measured) {
+    cell(spec.name, "keeps as the README says", () => {
+      for (const { label, kept, expect } of measured) {
         KEEPS_SCRIPT.forEach((entry, index) => {
-          const kept = keptOf(seen[index]?.text ?? "", direct[index] ?? "");
+          const got = kept[index];
+          const expected = expect[index];
+          assert.ok(got && expected, `${label}, ${entry.step}: measured`);
           // Whatever a client cuts, a result's start reaches the model: that is where a cut result's note is.
-          assert.ok(kept.head >= Math.min(1000, kept.total), `${label}, ${entry.step}: the model got the result's start (${describeKept(kept)})`);
+          assert.ok(got.head >= Math.min(1000, got.total), `${label}, ${entry.step}: the model got the result's start (${describeKept(got)})`);
+          assert.ok(keepsAsDocumented(got, expected), `${label}, ${entry.step}: the README says ${JSON.stringify(expected)}, the model got ${describeKept(got)}`);
         });
       }
     });

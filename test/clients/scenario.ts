@@ -94,11 +94,12 @@ export const BULK_NOTES = 1200;
 
 /**
  * Large results against a server whose response limit is raised to 300,000 bytes: how much of each
- * the client hands its model. vault_grep declares anthropic/maxResultSizeChars, note_list declares
- * nothing, and note_read of the vault's largest note (32.7 KB) is one whole window.
+ * the client hands its model. vault_grep and note_read declare anthropic/maxResultSizeChars, note_list
+ * declares nothing; note_read of the vault's largest note (32.7 KB) is one whole window.
  */
 export const KEEPS_SCRIPT: Script = [
   { step: "vault_grep, 300 KB, declares its size", call: () => ({ tool: "vault_grep", args: { pattern: "the", context: 5, limit: 1000 } }) },
-  { step: "note_list, 150 KB, declares nothing", call: () => ({ tool: "note_list", args: { prefix: `${BULK_FOLDER}/`, limit: 1000 } }) },
-  { step: "note_read, 34 KB", call: () => ({ tool: "note_read", args: { path: "Extending Obsidian/Obsidian CLI.md", max_bytes: 1048576 } }) },
+  { step: "note_list, 170 KB, declares nothing", call: () => ({ tool: "note_list", args: { prefix: `${BULK_FOLDER}/`, limit: 1000 } }) },
+  { step: "note_list, 34 KB, declares nothing", call: () => ({ tool: "note_list", args: { prefix: `${BULK_FOLDER}/`, limit: 200 } }) },
+  { step: "note_read, 34 KB, declares its size", call: () => ({ tool: "note_read", args: { path: "Extending Obsidian/Obsidian CLI.md", max_bytes: 1048576 } }) },
 ];
