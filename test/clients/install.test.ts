@@ -92,3 +92,20 @@ test("pruning removes other pins' installs and abandoned staging folders, and no
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("the README's client section names the versions the matrix installs", () => {
+  const readme = readFileSync(path.join(__dirname, "../../README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Connecting clients"), readme.indexOf("## Tools"));
+  const pinned = pins();
+  for (const expected of [
+    `**Claude Code** (tested: ${pinned.claudeCode})`,
+    `**Gemini CLI** (tested: ${pinned.geminiCli})`,
+    `**Codex** (tested: ${pinned.codex})`,
+    `**mcp-remote** (tested: ${pinned.mcpRemote})`,
+    `"mcp-remote@${pinned.mcpRemote}"`,
+    `\`@modelcontextprotocol/inspector-cli\` ${pinned.inspectorCli}`,
+    `@modelcontextprotocol/inspector-cli@${pinned.inspectorCli} --cli`,
+  ]) {
+    assert.ok(section.includes(expected), `README's "Connecting clients" says ${expected}`);
+  }
+});
