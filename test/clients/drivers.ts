@@ -29,19 +29,22 @@ export function runClient(command: string, args: string[], options: { cwd: strin
     let timedOut = false;
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      timedOut = true;
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    }, options.timeoutMs);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      // Whatever the client left running in its group (an MCP helper, a language server) goes with it.
+    const killGroup = (): void => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
       } catch {
         // The group is already gone.
       }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, options.timeoutMs);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      // Whatever the client left running in its group (an MCP helper, a language server) goes with it.
+      killGroup();
       resolve({ command: [path.basename(command), ...args].join(" "), code, stdout, stderr, timedOut, seconds: (Date.now() - started) / 1000 });
     });
   });
