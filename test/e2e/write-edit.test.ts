@@ -106,6 +106,31 @@ describe("note_create", () => {
     assert.match(text("archive/orphan.md"), /# Replaced\n$/);
   });
 
+  test("title and tags go into the new note's frontmatter, and the index finds it by them", async () => {
+    const result = assertOk(
+      await server.call("note_create", { path: "inbox/titled", content: "A body about herons.\n", title: "Herons: a field guide", tags: ["#birds", "field/notes", "birds"] }),
+    );
+    const today = localDate(Date.now());
+    assert.equal(text("inbox/titled.md"), `---\ntitle: "Herons: a field guide"\ntags: [birds, field/notes]\ncreated: ${today}\nupdated: ${today}\n---\nA body about herons.\n`);
+    assert.equal(result.content_hash, await hashOf("inbox/titled.md"));
+    const found = await server.call("note_search", { query: "herons", tags: ["field/notes"] });
+    assert.deepEqual((found.structured.hits as Array<{ path: string }>).map((hit) => hit.path), ["inbox/titled.md"]);
+    // Given beside an explicit block, the keys join it.
+    assertOk(await server.call("note_create", { path: "inbox/titled-fm.md", content: "---\nstatus: open\n---\nBody\n", tags: "a,b" }));
+    assert.match(text("inbox/titled-fm.md"), /^---\nstatus: open\ntags: \[a, b\]\ncreated: /);
+  });
+
+  test("a title or tags the content's frontmatter also sets, and a tag Obsidian cannot read, are refused naming the argument", async () => {
+    const twice = await server.call("note_create", { path: "inbox/twice.md", content: "---\ntitle: Mine\n---\nBody\n", title: "Other" });
+    assertRefused(twice, "invalid_argument", /one place/);
+    assert.equal((twice.structured.error as { argument?: string }).argument, "title");
+    const spaced = await server.call("note_create", { path: "inbox/spaced.md", content: "Body\n", tags: ["fine", "two words"] });
+    assertRefused(spaced, "invalid_argument", /letters, digits/);
+    assert.equal((spaced.structured.error as { argument?: string }).argument, "tags[1]");
+    assertRefused(await server.call("note_create", { path: "inbox/digits.md", content: "Body\n", tags: ["2024"] }), "invalid_argument", /not digits alone/);
+    for (const note of ["inbox/twice.md", "inbox/spaced.md", "inbox/digits.md"]) assert.equal(existsSync(path.join(server.vault.dir, note)), false, note);
+  });
+
   test("dry run writes nothing; attachment paths are refused towards attachment_put", async () => {
     const dry = assertOk(await server.call("note_create", { path: "inbox/dry.md", content: "# Dry\n", dry_run: true }));
     assert.equal(dry.dry_run, true);
