@@ -7,7 +7,8 @@ import type { UserInfo } from "../tools/types";
 import { hashToken } from "../auth/tokens";
 import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
 import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
-import { bearerChallenge, bearerToken, MCP_PATH, TOKEN_HELP } from "./bearer";
+import { bearerChallenge, bearerToken, MCP_PATH, OAUTH_HELP, TOKEN_HELP } from "./bearer";
+import { OAuthRoutes, type OAuthHttpOptions } from "./oauth";
 import { RateLimiter, type RateLimit } from "./rate-limit";
 import {
   JSONRPC_INTERNAL_ERROR,
@@ -33,6 +34,8 @@ export interface HttpServerOptions {
   bodyLimitBytes?: number;
   /** How long close() waits for requests in flight; 10 s unless a test wants less. */
   drainMs?: number;
+  /** OAuth sign-in; absent, the server takes pasted bearer tokens only and offers no discovery. */
+  oauth?: OAuthHttpOptions;
 }
 
 export interface RunningHttpServer {
@@ -49,9 +52,9 @@ export const DEFAULT_DRAIN_MS = 10_000;
 const IDLE_SWEEP_MS = 100;
 
 const MCP_METHODS = "POST, DELETE";
-// What an OAuth client probes (RFC 9728, RFC 8414, OpenID discovery, dynamic registration). None of
-// it exists until OAuth does (SPEC §14); the 404 says how to connect instead, and mcp-remote shows
-// that text when its registration attempt fails.
+// What an OAuth client probes (RFC 9728, RFC 8414, OpenID discovery, dynamic registration). With
+// OAuth off none of it exists; the 404 says how to connect instead, and mcp-remote shows that text
+// when its registration attempt fails.
 const OAUTH_PATHS = /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 function urlHost(host: string): string {
@@ -72,6 +75,8 @@ class RequestRouter {
   private readonly allowedOrigins: ReadonlySet<string>;
   private readonly checkHost: boolean;
   private readonly bodyLimit: number;
+  /** Set once the server listens: the default public URL is the listen address. */
+  oauth: OAuthRoutes | undefined;
 
   constructor(private readonly options: HttpServerOptions) {
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
@@ -89,6 +94,7 @@ class RequestRouter {
     const path = pathnameOf(req.url);
     if (path === MCP_PATH) return this.handleMcpRoute(req, res);
     if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
+    if (this.oauth && (await this.oauth.handle(req, res, path))) return;
     if (OAUTH_PATHS.test(path)) {
       return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found: this server has no OAuth. ${TOKEN_HELP} The MCP endpoint is ${MCP_PATH}.`);
     }
@@ -139,12 +145,13 @@ class RequestRouter {
       reason: tokenWasSent ? "invalid_token" : "missing_token",
       remote: req.socket.remoteAddress ?? "",
     });
-    const description = tokenWasSent ? "The bearer token is not valid (revoked, mistyped or from another server)." : "A bearer token is required.";
+    const description = tokenWasSent ? "The bearer token is not valid (revoked, expired, mistyped or from another server)." : "A bearer token is required.";
+    const help = this.oauth ? OAUTH_HELP : TOKEN_HELP;
     sendJson(
       res,
       401,
-      { error: "invalid_token", error_description: `${description} ${TOKEN_HELP}` },
-      { "WWW-Authenticate": bearerChallenge(tokenWasSent) },
+      { error: "invalid_token", error_description: `${description} ${help}` },
+      { "WWW-Authenticate": bearerChallenge(tokenWasSent, this.oauth?.endpoints.resourceMetadata) },
     );
   }
 
@@ -211,6 +218,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   const address = await listen(server, options.host, options.port);
   const origin = `http://${urlHost(options.host)}:${address.port}`;
+  if (options.oauth) router.oauth = new OAuthRoutes(options.oauth, options.oauth.publicUrl ?? origin, options.logger);
   options.logger.log({ level: "info", event: "http_listening", host: options.host, port: address.port });
   if (!isLoopbackBinding(options.host)) {
     options.logger.log({ level: "warn", event: "http_exposed", host: options.host, port: address.port });
