@@ -5,6 +5,10 @@ import type { LogRecord } from "../../src/core/ports";
 import { hashToken } from "../../src/auth/tokens";
 import { UserStore } from "../../src/auth/users";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "../../src/http/server";
+import type { OAuthHttpOptions } from "../../src/http/oauth";
+import { nodeOAuthCrypto } from "../../src/auth/oauth/node-crypto";
+import type { OAuthPersistence } from "../../src/auth/oauth/ports";
+import { OAuthService, type OAuthServiceOptions } from "../../src/auth/oauth/service";
 
 export const TOKEN = "sbm_http-test-token-000000000001";
 
@@ -62,4 +66,26 @@ export function rawRequest(
 
 export function authorized(extra: Record<string, string> = {}): Record<string, string> {
   return { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json", ...extra };
+}
+
+export interface OAuthTestServer extends TestServer {
+  service: OAuthService;
+}
+
+/** A test server with OAuth on; its service and the server log into the same records. */
+export async function startOAuthTestServer(
+  options: { publicUrl?: string; persistence?: OAuthPersistence; now?: () => number; maxClients?: number } = {},
+  overrides: Partial<HttpServerOptions> = {},
+): Promise<OAuthTestServer> {
+  const logs: LogRecord[] = [];
+  const logger = { log: (record: LogRecord): void => void logs.push(record) };
+  const serviceOptions: OAuthServiceOptions = { crypto: nodeOAuthCrypto, logger };
+  if (options.persistence) serviceOptions.persistence = options.persistence;
+  if (options.now) serviceOptions.now = options.now;
+  if (options.maxClients !== undefined) serviceOptions.maxClients = options.maxClients;
+  const service = await OAuthService.open(serviceOptions);
+  const oauth: OAuthHttpOptions = { service };
+  if (options.publicUrl !== undefined) oauth.publicUrl = options.publicUrl;
+  const started = await startTestServer({ logger, oauth, ...overrides });
+  return { ...started, logs, service };
 }

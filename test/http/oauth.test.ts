@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { rawRequest, startTestServer } from "./helpers";
+import { rawRequest, startOAuthTestServer } from "./helpers";
 
 const PUBLIC = "https://brain.example.com";
 
 test("with OAuth on, both well-known paths serve metadata built from the public URL, cached five minutes", async () => {
-  const { server } = await startTestServer({ oauth: { publicUrl: `${PUBLIC}/` } });
+  const { server } = await startOAuthTestServer({ publicUrl: `${PUBLIC}/` });
   try {
     for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
       // A forged Host must not move any URL: it never comes from the request.
@@ -43,7 +43,7 @@ test("with OAuth on, both well-known paths serve metadata built from the public 
 });
 
 test("without a public URL the listen address is the issuer", async () => {
-  const { server } = await startTestServer({ oauth: {} });
+  const { server } = await startOAuthTestServer();
   try {
     const response = await rawRequest(server.port, { path: "/.well-known/oauth-authorization-server", headers: { host: `localhost:${server.port}` } });
     const metadata = JSON.parse(response.body) as { issuer: string; token_endpoint: string };
@@ -55,7 +55,7 @@ test("without a public URL the listen address is the issuer", async () => {
 });
 
 test("with OAuth on, a 401 names the protected-resource metadata (RFC 9728 §5.1) and says how to sign in", async () => {
-  const { server } = await startTestServer({ oauth: { publicUrl: PUBLIC } });
+  const { server } = await startOAuthTestServer({ publicUrl: PUBLIC });
   try {
     const missing = await fetch(server.url, { method: "POST", body: "{}" });
     assert.equal(missing.status, 401);
