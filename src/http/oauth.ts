@@ -11,6 +11,7 @@ import {
   PROTECTED_RESOURCE_PATH,
   protectedResourceMetadata,
   REGISTER_PATH,
+  TOKEN_PATH,
   type OAuthEndpoints,
 } from "../auth/oauth/metadata";
 import {
@@ -21,6 +22,7 @@ import {
   REGISTRATIONS_PER_HOUR,
 } from "../auth/oauth/clients";
 import type { OAuthService } from "../auth/oauth/service";
+import type { UserInfo } from "../tools/types";
 import { MCP_PATH } from "./bearer";
 import { parseJson, readBody } from "./body";
 import { RateLimiter } from "./rate-limit";
@@ -28,9 +30,13 @@ import { sendJson, sendMethodNotAllowed } from "./responses";
 
 export interface OAuthHttpOptions {
   service: OAuthService;
+  /** The user a token acts as, looked up on every request: a removed user's tokens stop working. */
+  findUser(name: string): UserInfo | null;
   /** Where clients reach this server (e.g. https://brain.example.com); default the listen address. */
   publicUrl?: string;
 }
+
+const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** An OAuth error body (RFC 6749 §5.2, RFC 7591 §3.2.2); the router already sent no-store. */
 function sendOAuthError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
@@ -68,12 +74,48 @@ export class OAuthRoutes {
       else sendJson(res, 200, document(), { "Cache-Control": METADATA_CACHE_CONTROL });
       return true;
     }
+    if (path === TOKEN_PATH) {
+      if (req.method !== "POST") sendMethodNotAllowed(res, "POST");
+      else await this.token(req, res);
+      return true;
+    }
     if (path === REGISTER_PATH) {
       if (req.method !== "POST") sendMethodNotAllowed(res, "POST");
       else await this.register(req, res);
       return true;
     }
     return false;
+  }
+
+  /** The user an OAuth access token acts as, or null. */
+  authenticate(token: string): UserInfo | null {
+    const grant = this.options.service.authenticate(token);
+    return grant === null ? null : this.options.findUser(grant.user);
+  }
+
+  private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const remote = req.socket.remoteAddress ?? "";
+    const failed = (error: string, reason: string, description: string, clientId?: string): void => {
+      // One line per failure, with a reason a machine can count; never a code, token or verifier.
+      this.logger.log({ level: "warn", event: "token_failed", reason, error, client_id: clientId ?? null, remote });
+      sendOAuthError(res, error === "invalid_client" ? 401 : 400, error, description, { Pragma: "no-cache" });
+    };
+    const body = await readBody(req, TOKEN_BODY_LIMIT_BYTES);
+    if (body.kind === "too_large") return failed("invalid_request", "body_too_large", `The token request exceeds ${TOKEN_BODY_LIMIT_BYTES} bytes.`);
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type !== "application/x-www-form-urlencoded") {
+      return failed("invalid_request", "content_type", "Send the token request as application/x-www-form-urlencoded (RFC 6749 §4.1.3).");
+    }
+    const form = new URLSearchParams(body.text);
+    const fields: Record<string, string> = {};
+    for (const [name, value] of form) {
+      if (name in fields) return failed("invalid_request", "parameter_repeated", `The parameter ${name} is given more than once (RFC 6749 §3.2).`);
+      fields[name] = value;
+    }
+    const outcome = await this.options.service.exchange(fields, (name) => this.options.findUser(name) !== null);
+    if (!outcome.ok) return failed(outcome.failure.error, outcome.failure.reason, outcome.failure.description, outcome.failure.client_id);
+    this.logger.log({ level: "info", event: "token_issued", grant_type: fields.grant_type, client_id: outcome.client_id, user: outcome.user });
+    sendJson(res, 200, outcome.tokens, { Pragma: "no-cache" });
   }
 
   private async register(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -118,7 +118,7 @@ class RequestRouter {
 
   private async handleMcpRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const token = bearerToken(req.headers.authorization);
-    const user = token === undefined ? null : this.options.authenticate(token);
+    const user = token === undefined ? null : (this.options.authenticate(token) ?? this.oauth?.authenticate(token) ?? null);
     // An unauthenticated caller counts against its address, so guessing tokens is rate limited too.
     const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${req.socket.remoteAddress ?? ""}`;
     if (this.limiter) {

@@ -18,10 +18,15 @@ export interface TestServer {
   bodies: unknown[];
 }
 
+/** The users of every test server: "tester" with TOKEN, and "reader", read-only on one vault. */
+export const users = new UserStore([
+  { name: "tester", token_hashes: [hashToken(TOKEN)], vaults: [], read_only: false },
+  { name: "reader", token_hashes: [], vaults: ["notes"], read_only: true, toolsets: ["find"] },
+]);
+
 export async function startTestServer(overrides: Partial<HttpServerOptions> = {}): Promise<TestServer> {
   const logs: LogRecord[] = [];
   const bodies: unknown[] = [];
-  const users = new UserStore([{ name: "tester", token_hashes: [hashToken(TOKEN)], vaults: [], read_only: false }]);
   const server = await startHttpServer({
     host: "127.0.0.1",
     port: 0,
@@ -29,7 +34,7 @@ export async function startTestServer(overrides: Partial<HttpServerOptions> = {}
     handleMcp: async (_req, res, user, body) => {
       bodies.push(body);
       res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ user: user.name }));
+      res.end(JSON.stringify({ user: user.name, ...(user.name === "tester" ? {} : { vaults: user.vaults, read_only: user.readOnly, toolsets: user.toolsets }) }));
     },
     health: () => ({ status: "ok" }),
     logger: { log: (record) => logs.push(record) },
@@ -84,7 +89,7 @@ export async function startOAuthTestServer(
   if (options.now) serviceOptions.now = options.now;
   if (options.maxClients !== undefined) serviceOptions.maxClients = options.maxClients;
   const service = await OAuthService.open(serviceOptions);
-  const oauth: OAuthHttpOptions = { service };
+  const oauth: OAuthHttpOptions = { service, findUser: (name) => users.users().find((user) => user.name === name) ?? null };
   if (options.publicUrl !== undefined) oauth.publicUrl = options.publicUrl;
   const started = await startTestServer({ logger, oauth, ...overrides });
   return { ...started, logs, service };
