@@ -74,6 +74,7 @@ class RequestRouter {
   private readonly limiter: RateLimiter | undefined;
   private readonly allowedOrigins: ReadonlySet<string>;
   private readonly checkHost: boolean;
+  private readonly publicHost: string | undefined;
   private readonly bodyLimit: number;
   /** Set once the server listens: the default public URL is the listen address. */
   oauth: OAuthRoutes | undefined;
@@ -83,6 +84,8 @@ class RequestRouter {
     this.allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
     // Bound to another interface on purpose: the operator chose the names clients use.
     this.checkHost = isLoopbackBinding(options.host);
+    // Behind a TLS proxy on the same machine, requests name the public host; it is the operator's.
+    this.publicHost = options.oauth?.publicUrl === undefined ? undefined : new URL(options.oauth.publicUrl).host.toLowerCase();
     this.bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   }
 
@@ -103,7 +106,7 @@ class RequestRouter {
 
   private guardRefusal(req: IncomingMessage): string | undefined {
     const host = req.headers.host;
-    if (this.checkHost && !isLoopbackHost(host)) return "the Host header must name 127.0.0.1, localhost or [::1].";
+    if (this.checkHost && !isLoopbackHost(host) && (this.publicHost === undefined || host?.toLowerCase() !== this.publicHost)) return "the Host header must name 127.0.0.1, localhost or [::1].";
     const origin = req.headers.origin;
     if (origin !== undefined && !isOriginAllowed(origin, host, this.allowedOrigins)) {
       return "requests from this Origin are not accepted (add it to server.allowed_origins to allow it).";

@@ -65,7 +65,7 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true } });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
 });
 
@@ -212,4 +212,29 @@ test("history: on by default; author, a remote with {vault} and the token's vari
     return true;
   });
   assert.throws(() => parseConfig("history:\n  author_name: Ada\n"), /author_email/);
+});
+
+test("OAuth is off unless enabled; server.public_url is kept without a trailing slash", () => {
+  assert.deepEqual(parseConfig("users: []\n").oauth, { enabled: false });
+  const config = parseConfig("server:\n  public_url: https://brain.example.com/\noauth:\n  enabled: true\n");
+  assert.deepEqual(config.oauth, { enabled: true });
+  assert.equal(config.server.publicUrl, "https://brain.example.com");
+  assert.equal(parseConfig("server:\n  public_url: http://127.0.0.1:27125\n").server.publicUrl, "http://127.0.0.1:27125");
+});
+
+test("a public_url that is not https (except loopback), carries credentials or a query is refused without quoting it", () => {
+  for (const [value, problem] of [
+    ["http://brain.example.com", /must use https:\/\/ unless it names 127\.0\.0\.1/],
+    ["https://user:secret-part@brain.example.com", /must not contain a user name or password/],
+    ["https://brain.example.com/?k=secret-part", /must not contain a query or fragment/],
+    ["not a url", /must be an absolute URL/],
+  ] as const) {
+    const error = configError(`server:\n  public_url: "${value}"\n`);
+    assert.equal(error.key, "server.public_url");
+    assert.equal(error.line, 2);
+    assert.match(error.message, problem);
+    assert.ok(!error.message.includes("secret-part") && !error.message.includes(value));
+  }
+  assert.equal(configError("oauth:\n  enabled: yes please\n").key, "oauth.enabled");
+  assert.equal(configError("oauth:\n  issuer: x\n").key, "oauth.issuer");
 });

@@ -73,3 +73,13 @@ test("with OAuth on, a 401 names the protected-resource metadata (RFC 9728 §5.1
     await server.close();
   }
 });
+
+test("a loopback-bound server behind a proxy accepts the public URL's Host, and still no other", async () => {
+  const { server } = await startOAuthTestServer({ publicUrl: PUBLIC });
+  try {
+    assert.equal((await rawRequest(server.port, { path: "/healthz", headers: { host: "brain.example.com" } })).status, 200);
+    assert.equal((await rawRequest(server.port, { path: "/healthz", headers: { host: "evil.example" } })).status, 403);
+  } finally {
+    await server.close();
+  }
+});

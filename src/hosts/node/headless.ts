@@ -1,6 +1,10 @@
 // The headless server: vault hosts, the registry, users, and MCP over HTTP, started and stopped in
 // order. The CLI is a thin shell around this; end-to-end tests start it the same way.
 import { UserStore, type UserRecord } from "../../auth/users";
+import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
+import { OAuthService } from "../../auth/oauth/service";
+import type { UserInfo } from "../../tools/types";
+import { FileOAuthPersistence } from "./oauth-state";
 import { buildHealth } from "../../http/health";
 import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
@@ -30,6 +34,13 @@ export interface HeadlessOptions {
   watch?: boolean;
   /** Each vault's private history in the data folder (SPEC §9); on unless false. */
   history?: boolean | HeadlessHistory;
+  /** OAuth sign-in; absent, clients connect with pasted bearer tokens only. */
+  oauth?: HeadlessOAuth;
+}
+
+export interface HeadlessOAuth {
+  /** Where clients reach the server (e.g. https://brain.example.com); default the listen address. */
+  publicUrl?: string;
 }
 
 export interface HeadlessHistory {
@@ -57,6 +68,7 @@ export class HeadlessServer {
   private readonly options: HeadlessOptions;
   private users: UserStore;
   private http: RunningHttpServer | null = null;
+  private oauth: OAuthService | null = null;
   private readonly startedAt = Date.now();
   private readonly handleMcp: McpRequestHandler;
 
@@ -100,11 +112,24 @@ export class HeadlessServer {
   /** Swaps the user table atomically (SIGHUP reload); requests in flight keep the old one. */
   setUsers(records: readonly UserRecord[]): void {
     this.users = new UserStore(records);
+    // A user taken out of the config takes its OAuth sign-ins along, also if the name comes back.
+    void this.oauth?.forgetUsersExcept(new Set(records.map((record) => record.name)));
+  }
+
+  private findUser(name: string): UserInfo | null {
+    return this.users.users().find((user) => user.name === name) ?? null;
   }
 
   /** Loads and reconciles every vault, then listens. */
   async start(): Promise<void> {
     for (const host of this.hosts) await host.start();
+    if (this.options.oauth) {
+      this.oauth = await OAuthService.open({ crypto: nodeOAuthCrypto, logger: this.options.logger, persistence: new FileOAuthPersistence(this.options.dataDir) });
+      await this.oauth.forgetUsersExcept(new Set(this.users.users().map((user) => user.name)));
+    }
+    const oauth = this.oauth
+      ? { service: this.oauth, findUser: (name: string) => this.findUser(name), ...(this.options.oauth?.publicUrl ? { publicUrl: this.options.oauth.publicUrl } : {}) }
+      : undefined;
     this.http = await startHttpServer({
       host: this.options.host,
       port: this.options.port,
@@ -114,6 +139,7 @@ export class HeadlessServer {
       logger: this.options.logger,
       allowedOrigins: this.options.allowedOrigins,
       rateLimit: this.options.rateLimit ?? DEFAULT_RATE_LIMIT,
+      ...(oauth ? { oauth } : {}),
     });
     this.options.logger.log({ level: "info", event: "startup", vaults: this.hosts.length, url: this.http.url, version: VERSION });
   }
@@ -126,6 +152,7 @@ export class HeadlessServer {
   async stop(): Promise<void> {
     await this.http?.close();
     this.http = null;
+    await this.oauth?.save();
     for (const host of this.hosts) await host.stop();
     this.options.logger.log({ level: "info", event: "shutdown" });
   }
