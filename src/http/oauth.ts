@@ -10,6 +10,7 @@ import {
   oauthEndpoints,
   PROTECTED_RESOURCE_PATH,
   protectedResourceMetadata,
+  AUTHORIZE_PATH,
   REGISTER_PATH,
   TOKEN_PATH,
   type OAuthEndpoints,
@@ -22,6 +23,17 @@ import {
   REGISTRATIONS_PER_HOUR,
 } from "../auth/oauth/clients";
 import type { OAuthService } from "../auth/oauth/service";
+import {
+  checkAuthorizeRequest,
+  errorPage,
+  INVALID_LOGIN,
+  LOGIN_ATTEMPTS_PER_MINUTE,
+  loginPage,
+  pageHeaders,
+  PendingSignIns,
+  redirectWith,
+  type AuthorizeRequest,
+} from "../auth/oauth/authorize";
 import type { UserInfo } from "../tools/types";
 import { MCP_PATH } from "./bearer";
 import { parseJson, readBody } from "./body";
@@ -34,6 +46,24 @@ export interface OAuthHttpOptions {
   findUser(name: string): UserInfo | null;
   /** Where clients reach this server (e.g. https://brain.example.com); default the listen address. */
   publicUrl?: string;
+  /**
+   * Whether a user name and password match. It must cost the same for an unknown user (one hash
+   * comparison against a dummy), so the time taken does not tell which names exist. Absent: no
+   * password sign-in, and /authorize says so.
+   */
+  verifyPassword?: (name: string, password: string) => Promise<boolean>;
+}
+
+const FORM_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** The fields of a form or query; a repeated field makes the whole request invalid (null). */
+function singleFields(params: URLSearchParams): Record<string, string> | null {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of params) {
+    if (name in fields) return null;
+    fields[name] = value;
+  }
+  return fields;
 }
 
 const TOKEN_BODY_LIMIT_BYTES = 64 * 1024;
@@ -46,6 +76,8 @@ function sendOAuthError(res: ServerResponse, status: number, error: string, desc
 export class OAuthRoutes {
   readonly endpoints: OAuthEndpoints;
   private readonly metadata: ReadonlyMap<string, () => unknown>;
+  private readonly pending: PendingSignIns;
+  private readonly logins = new RateLimiter({ perMinute: LOGIN_ATTEMPTS_PER_MINUTE, burst: LOGIN_ATTEMPTS_PER_MINUTE });
   private readonly registrations = new RateLimiter({ perMinute: REGISTRATIONS_PER_HOUR / 60, burst: REGISTRATIONS_PER_HOUR });
 
   constructor(
@@ -54,6 +86,7 @@ export class OAuthRoutes {
     private readonly logger: Logger,
   ) {
     this.endpoints = oauthEndpoints(publicUrl, MCP_PATH);
+    this.pending = new PendingSignIns(options.service.crypto, logger, () => options.service.now());
     const resource = protectedResourceMetadata(this.endpoints);
     const server = authorizationServerMetadata(this.endpoints);
     // RFC 9728 §3.1 inserts the resource's path after the well-known name; clients written before it
@@ -74,6 +107,12 @@ export class OAuthRoutes {
       else sendJson(res, 200, document(), { "Cache-Control": METADATA_CACHE_CONTROL });
       return true;
     }
+    if (path === AUTHORIZE_PATH) {
+      if (req.method === "GET") this.authorizePage(req, res);
+      else if (req.method === "POST") await this.signIn(req, res);
+      else sendMethodNotAllowed(res, "GET, POST");
+      return true;
+    }
     if (path === TOKEN_PATH) {
       if (req.method !== "POST") sendMethodNotAllowed(res, "POST");
       else await this.token(req, res);
@@ -85,6 +124,72 @@ export class OAuthRoutes {
       return true;
     }
     return false;
+  }
+
+  private sendPage(res: ServerResponse, status: number, html: string, nonce: string, formTarget?: string): void {
+    res.writeHead(status, { ...pageHeaders(nonce, formTarget), "Content-Length": String(Buffer.byteLength(html)) });
+    res.end(html);
+  }
+
+  private sendErrorPage(res: ServerResponse, status: number, message: string): void {
+    const nonce = this.options.service.crypto.random(16);
+    this.sendPage(res, status, errorPage(nonce, message), nonce);
+  }
+
+  private sendLoginForm(res: ServerResponse, status: number, request: AuthorizeRequest, extra: { error?: string; username?: string } = {}): void {
+    const nonce = this.options.service.crypto.random(16);
+    const csrf = this.pending.open(request);
+    const form: Parameters<typeof loginPage>[1] = { csrf, action: this.endpoints.authorize, ...extra };
+    if (request.client_name !== undefined) form.clientName = request.client_name;
+    this.sendPage(res, status, loginPage(nonce, form), nonce, new URL(request.redirect_uri).origin);
+  }
+
+  private authorizePage(req: IncomingMessage, res: ServerResponse): void {
+    const remote = req.socket.remoteAddress ?? "";
+    const query = singleFields(new URL(req.url ?? "/", "http://request.invalid").searchParams);
+    if (query === null) return this.sendErrorPage(res, 400, "The sign-in link repeats a parameter. Start the connection again in the application.");
+    const check = checkAuthorizeRequest(query, this.options.service.clients, this.options.service.crypto.equal, this.endpoints.issuer);
+    if (check.kind === "error_page") {
+      this.logger.log({ level: "warn", event: "authorize_failed", reason: check.reason, remote });
+      return this.sendErrorPage(res, 400, check.message);
+    }
+    if (check.kind === "redirect_error") {
+      this.logger.log({ level: "warn", event: "authorize_failed", reason: check.reason, remote });
+      res.writeHead(302, { Location: check.location, "Cache-Control": "no-store" });
+      res.end();
+      return;
+    }
+    if (!this.options.verifyPassword) {
+      return this.sendErrorPage(res, 503, "No user of this server has a password, so nobody can sign in here. The administrator sets one in the server's config file.");
+    }
+    this.sendLoginForm(res, 200, check.request);
+  }
+
+  private async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const remote = req.socket.remoteAddress ?? "";
+    const body = await readBody(req, FORM_BODY_LIMIT_BYTES);
+    const form = body.kind === "ok" ? singleFields(new URLSearchParams(body.text)) : null;
+    const request = form?.csrf_token === undefined ? null : this.pending.take(form.csrf_token);
+    if (form === null || request === null) {
+      this.logger.log({ level: "warn", event: "authorize_failed", reason: "csrf_unknown", remote });
+      return this.sendErrorPage(res, 400, "This sign-in form has expired or was already used. Start the connection again in the application.");
+    }
+    const username = form.username ?? "";
+    const verdict = this.logins.take(`ip:${remote}`);
+    if (!verdict.allowed) {
+      this.logger.log({ level: "warn", event: "authorize_failed", reason: "rate_limited", remote });
+      return this.sendLoginForm(res, 429, request, { error: `Too many sign-in attempts; wait ${verdict.retryAfterSeconds} s and try again.`, username });
+    }
+    const verify = this.options.verifyPassword;
+    const matches = verify !== undefined && (await verify(username, form.password ?? ""));
+    if (!matches || this.options.findUser(username) === null) {
+      this.logger.log({ level: "warn", event: "authorize_failed", reason: "invalid_login", client_id: request.client_id, remote });
+      return this.sendLoginForm(res, 401, request, { error: INVALID_LOGIN, username });
+    }
+    const code = await this.options.service.issueCode({ client_id: request.client_id, user: username, redirect_uri: request.redirect_uri, code_challenge: request.code_challenge });
+    this.logger.log({ level: "info", event: "authorize_signed_in", client_id: request.client_id, user: username });
+    res.writeHead(302, { Location: redirectWith(request.redirect_uri, { code, state: request.state, iss: this.endpoints.issuer }), "Cache-Control": "no-store" });
+    res.end();
   }
 
   /** The user an OAuth access token acts as, or null. */

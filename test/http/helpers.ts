@@ -79,7 +79,13 @@ export interface OAuthTestServer extends TestServer {
 
 /** A test server with OAuth on; its service and the server log into the same records. */
 export async function startOAuthTestServer(
-  options: { publicUrl?: string; persistence?: OAuthPersistence; now?: () => number; maxClients?: number } = {},
+  options: {
+    publicUrl?: string;
+    persistence?: OAuthPersistence;
+    now?: () => number;
+    maxClients?: number;
+    verifyPassword?: OAuthHttpOptions["verifyPassword"];
+  } = {},
   overrides: Partial<HttpServerOptions> = {},
 ): Promise<OAuthTestServer> {
   const logs: LogRecord[] = [];
@@ -91,6 +97,7 @@ export async function startOAuthTestServer(
   const service = await OAuthService.open(serviceOptions);
   const oauth: OAuthHttpOptions = { service, findUser: (name) => users.users().find((user) => user.name === name) ?? null };
   if (options.publicUrl !== undefined) oauth.publicUrl = options.publicUrl;
+  if (options.verifyPassword) oauth.verifyPassword = options.verifyPassword;
   const started = await startTestServer({ logger, oauth, ...overrides });
   return { ...started, logs, service };
 }

@@ -50,7 +50,7 @@ export interface TokenRecord {
   rotated?: boolean;
 }
 
-export type TableKind = "code" | "spent_code" | "access_token" | "refresh_token";
+export type TableKind = "code" | "spent_code" | "access_token" | "refresh_token" | "csrf_token";
 
 export class HashTable<T extends { expires_at: number }> {
   private readonly rows = new Map<string, T>();
