@@ -9,6 +9,7 @@ import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
 import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
+import { passwordReferenceProblem } from "./passwords";
 
 export interface RateLimitSettings {
   perMinute: number;
@@ -71,7 +72,7 @@ export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth"] as const;
 const OAUTH_KEYS = ["enabled"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
-const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets"] as const;
+const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
 const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit", "public_url"] as const;
 const RATE_LIMIT_KEYS = ["per_minute", "burst"] as const;
 const LIMIT_KEYS = ["max_response_bytes"] as const;
@@ -208,7 +209,7 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
   const fields = reader.map(at, USER_KEYS);
   if (!fields.name) reader.fail(at, 'needs a "name"');
   const hashes = readTokenHashes(reader, fields);
-  if (hashes.length === 0) reader.fail(at, 'needs "tokens" or "token_sha256"');
+  if (hashes.length === 0 && !fields.password) reader.fail(at, 'needs "tokens", "token_sha256" or (for OAuth sign-in) "password"');
   const record: UserRecord = {
     name: reader.string(fields.name),
     token_hashes: hashes.map((token) => token.hash),
@@ -217,6 +218,12 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
   };
   const toolsets = fields.toolsets ? readToolsets(reader, fields.toolsets) : undefined;
   if (toolsets !== undefined) record.toolsets = toolsets;
+  if (fields.password) {
+    const reference = reader.string(fields.password);
+    const problem = passwordReferenceProblem(reference);
+    if (problem !== null) reader.fail(fields.password, problem);
+    record.password = reference;
+  }
   return { record, hashes };
 }
 

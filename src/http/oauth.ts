@@ -52,6 +52,8 @@ export interface OAuthHttpOptions {
    * password sign-in, and /authorize says so.
    */
   verifyPassword?: (name: string, password: string) => Promise<boolean>;
+  /** Whether any user has a password now (users change on reload); default: yes. */
+  passwordsConfigured?: () => boolean;
 }
 
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
@@ -159,8 +161,8 @@ export class OAuthRoutes {
       res.end();
       return;
     }
-    if (!this.options.verifyPassword) {
-      return this.sendErrorPage(res, 503, "No user of this server has a password, so nobody can sign in here. The administrator sets one in the server's config file.");
+    if (!this.options.verifyPassword || this.options.passwordsConfigured?.() === false) {
+      return this.sendErrorPage(res, 503, "No user of this server has a password, so nobody can sign in here. The administrator sets one (password: env:NAME or file:/path) for a user in the server's config file.");
     }
     this.sendLoginForm(res, 200, check.request);
   }

@@ -101,7 +101,7 @@ test("a YAML syntax error reports the line and code, not the text around it", ()
 
 test("users need a name and a token; names and tokens must be unique", () => {
   assert.match(configError(`users:\n  - tokens: [${ALICE_TOKEN}]\n`).message, /users\[0\] needs a "name"/);
-  assert.match(configError("users:\n  - name: a\n").message, /users\[0\] needs "tokens" or "token_sha256"/);
+  assert.match(configError("users:\n  - name: a\n").message, /users\[0\] needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
   const twice = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: a\n    tokens: [another-token-0000001-abcdef]\n`;
   assert.match(configError(twice).message, /users\[1\] repeats the user name "a"/);
   const shared = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: b\n    token_sha256: [${hashToken(ALICE_TOKEN)}]\n`;
@@ -237,4 +237,17 @@ test("a public_url that is not https (except loopback), carries credentials or a
   }
   assert.equal(configError("oauth:\n  enabled: yes please\n").key, "oauth.enabled");
   assert.equal(configError("oauth:\n  issuer: x\n").key, "oauth.issuer");
+});
+
+test("a user's password is a reference (env: or file:), and a user may have a password without tokens", () => {
+  const config = parseConfig("users:\n  - name: carol\n    password: env:CAROL_PASSWORD\n  - name: dave\n    tokens: [dave-plaintext-token-00001]\n    password: file:/run/secrets/dave\n");
+  assert.deepEqual(config.users.map((user) => [user.name, user.password, user.token_hashes.length]), [
+    ["carol", "env:CAROL_PASSWORD", 0],
+    ["dave", "file:/run/secrets/dave", 1],
+  ]);
+  const error = configError("users:\n  - name: carol\n    password: my-secret-password\n");
+  assert.equal(error.key, "users[0].password");
+  assert.equal(error.line, 3);
+  assert.ok(!error.message.includes("my-secret-password"));
+  assert.match(configError("users:\n  - name: erin\n").message, /needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
 });

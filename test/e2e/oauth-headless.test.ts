@@ -2,10 +2,13 @@
 // registered clients live in the data folder across a restart.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
-import { startTestServer } from "../support/server";
+import { callTool, startTestServer } from "../support/server";
+import { defaultUser } from "../../src/auth/users";
+import { generateToken } from "../../src/auth/tokens";
 
 const PUBLIC = "https://brain.example.com";
 
@@ -57,5 +60,55 @@ test("with OAuth on, the headless server serves discovery from its public URL an
   } finally {
     await second.stop();
     vault.cleanup();
+  }
+});
+
+test("a user signs in with the password its env: reference names, and the client then works as that user over MCP", async () => {
+  const password = randomBytes(18).toString("base64url");
+  process.env.SBM_TEST_OAUTH_PASSWORD = password;
+  const operatorToken = generateToken();
+  const running = await startTestServer({
+    fixture: EDGE_VAULT,
+    users: [defaultUser(operatorToken), { name: "alice", token_hashes: [], vaults: [], read_only: true, password: "env:SBM_TEST_OAUTH_PASSWORD" }],
+    extra: { oauth: {} },
+  });
+  try {
+    const origin = new URL(running.url).origin;
+    const redirect = "http://127.0.0.1:7777/callback";
+    const registered = await fetch(`${origin}/register`, { method: "POST", body: JSON.stringify({ redirect_uris: [redirect], client_name: "E2E" }) });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const verifier = randomBytes(32).toString("base64url");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "st" });
+    const page = await (await fetch(`${origin}/authorize?${query.toString()}`)).text();
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const form = (fields: Record<string, string>): Promise<Response> =>
+      fetch(`${origin}/authorize`, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+    const wrong = await form({ csrf_token: csrf, username: "alice", password: "not-the-password" });
+    assert.equal(wrong.status, 401);
+    const retry = /name="csrf_token" value="([^"]+)"/.exec(await wrong.text())?.[1] ?? "";
+    const signedIn = await form({ csrf_token: retry, username: "alice", password });
+    assert.equal(signedIn.status, 302);
+    const code = new URL(String(signedIn.headers.get("location"))).searchParams.get("code") ?? "";
+    const tokenResponse = await fetch(`${origin}/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: redirect }).toString(),
+    });
+    assert.equal(tokenResponse.status, 200);
+    const accessToken = ((await tokenResponse.json()) as { access_token: string }).access_token;
+
+    const asAlice = await running.connect(accessToken, "oauth-client");
+    const asOperator = await running.connect(operatorToken, "token-client");
+    const aliceTools = (await asAlice.listTools()).tools.map((tool) => tool.name);
+    const operatorTools = (await asOperator.listTools()).tools.map((tool) => tool.name);
+    assert.ok(aliceTools.length > 0 && aliceTools.length < operatorTools.length, "the read-only user is offered no mutating tool");
+    assert.equal((await callTool(asAlice, "note_query", { where: { status: { exists: true } } })).isError, false);
+    const log = running.logs.join("\n");
+    for (const secret of [password, "not-the-password", code, verifier, accessToken, csrf]) assert.ok(!log.includes(secret), "a secret reached the log");
+    assert.ok(log.includes('"event":"authorize_signed_in"'));
+  } finally {
+    delete process.env.SBM_TEST_OAUTH_PASSWORD;
+    await running.stop();
   }
 });

@@ -5,6 +5,7 @@ import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
 import { OAuthService } from "../../auth/oauth/service";
 import type { UserInfo } from "../../tools/types";
 import { FileOAuthPersistence } from "./oauth-state";
+import { PasswordChecker } from "../../auth/passwords";
 import { buildHealth } from "../../http/health";
 import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
@@ -60,6 +61,11 @@ function historyFor(history: HeadlessOptions["history"], vault: string): NodeVau
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
 
+/** Each user's password reference by name. */
+function passwordsOf(records: readonly UserRecord[]): ReadonlyMap<string, string> {
+  return new Map(records.flatMap((record) => (record.password === undefined ? [] : [[record.name, record.password] as const])));
+}
+
 export { DEFAULT_RATE_LIMIT };
 
 export class HeadlessServer {
@@ -67,6 +73,7 @@ export class HeadlessServer {
   readonly registry: VaultRegistry;
   private readonly options: HeadlessOptions;
   private users: UserStore;
+  private passwords: ReadonlyMap<string, string>;
   private http: RunningHttpServer | null = null;
   private oauth: OAuthService | null = null;
   private readonly startedAt = Date.now();
@@ -83,6 +90,7 @@ export class HeadlessServer {
     );
     this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
     this.users = new UserStore(options.users);
+    this.passwords = passwordsOf(options.users);
     this.handleMcp = createMcpRequestHandler({
       tools: ALL_TOOLS,
       directoryFor: (user) => this.registry.forUser(user),
@@ -112,6 +120,7 @@ export class HeadlessServer {
   /** Swaps the user table atomically (SIGHUP reload); requests in flight keep the old one. */
   setUsers(records: readonly UserRecord[]): void {
     this.users = new UserStore(records);
+    this.passwords = passwordsOf(records);
     // A user taken out of the config takes its OAuth sign-ins along, also if the name comes back.
     void this.oauth?.forgetUsersExcept(new Set(records.map((record) => record.name)));
   }
@@ -127,8 +136,15 @@ export class HeadlessServer {
       this.oauth = await OAuthService.open({ crypto: nodeOAuthCrypto, logger: this.options.logger, persistence: new FileOAuthPersistence(this.options.dataDir) });
       await this.oauth.forgetUsersExcept(new Set(this.users.users().map((user) => user.name)));
     }
+    const checker = new PasswordChecker(() => this.passwords, this.options.logger);
     const oauth = this.oauth
-      ? { service: this.oauth, findUser: (name: string) => this.findUser(name), ...(this.options.oauth?.publicUrl ? { publicUrl: this.options.oauth.publicUrl } : {}) }
+      ? {
+          service: this.oauth,
+          findUser: (name: string) => this.findUser(name),
+          verifyPassword: (name: string, password: string) => checker.verify(name, password),
+          passwordsConfigured: () => this.passwords.size > 0,
+          ...(this.options.oauth?.publicUrl ? { publicUrl: this.options.oauth.publicUrl } : {}),
+        }
       : undefined;
     this.http = await startHttpServer({
       host: this.options.host,
