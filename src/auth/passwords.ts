@@ -51,8 +51,8 @@ export class PasswordChecker {
     const reference = this.passwords().get(name);
     const secret = reference === undefined ? null : await this.source(reference);
     if (reference !== undefined && secret === null) {
-      // The reference, never a value: it names a variable or a file.
-      this.logger.log({ level: "error", event: "password_unavailable", user: name, reference });
+      // Only which kind: a file reference is a path of the host, which no log line shows (SPEC §11).
+      this.logger.log({ level: "error", event: "password_unavailable", user: name, source: reference.startsWith("env:") ? "env" : "file" });
     }
     const matches = constantTimeEqual(digest(password), secret === null ? this.dummy : digest(secret));
     return matches && secret !== null;

@@ -28,7 +28,7 @@ test("references read the variable or the file without its trailing newline; a m
   }
 });
 
-test("the checker accepts the right password only, for a user that has one, and logs a missing secret by its reference only", async () => {
+test("the checker accepts the right password only, for a user that has one, and logs a missing secret by the kind of its reference only", async () => {
   const logs: LogRecord[] = [];
   const secrets: Record<string, string> = { "env:ALICE": "alice's password" };
   const read: string[] = [];
@@ -46,6 +46,6 @@ test("the checker accepts the right password only, for a user that has one, and 
   assert.equal(await checker.verify("nobody", "alice's password"), false);
   assert.equal(await checker.verify("bob", ""), false, "a secret that cannot be read matches nothing, not even an empty password");
   assert.deepEqual(read, ["env:ALICE", "env:ALICE", "env:ALICE", "env:BOB"]);
-  assert.deepEqual(logs.map((record) => [record.event, record.user, record.reference]), [["password_unavailable", "bob", "env:BOB"]]);
+  assert.deepEqual(logs.map((record) => [record.event, record.user, record.source]), [["password_unavailable", "bob", "env"]]);
   assert.ok(!JSON.stringify(logs).includes("alice's password"));
 });
