@@ -81,7 +81,9 @@ class RequestRouter {
 
   constructor(private readonly options: HttpServerOptions) {
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
-    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+    const publicOrigin = options.oauth?.publicUrl === undefined ? [] : [new URL(options.oauth.publicUrl).origin];
+    // The login form posts from the public origin, which a TLS proxy's Host (no port) does not match.
+    this.allowedOrigins = new Set([...(options.allowedOrigins ?? []), ...publicOrigin].map(normalizeOrigin));
     // Bound to another interface on purpose: the operator chose the names clients use.
     this.checkHost = isLoopbackBinding(options.host);
     // Behind a TLS proxy on the same machine, requests name the public host; it is the operator's.
@@ -98,6 +100,9 @@ class RequestRouter {
     if (path === MCP_PATH) return this.handleMcpRoute(req, res);
     if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
     if (this.oauth && (await this.oauth.handle(req, res, path))) return;
+    if (this.oauth && OAUTH_PATHS.test(path)) {
+      return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found. OAuth discovery is at ${this.oauth.endpoints.issuer}/.well-known/oauth-authorization-server.`);
+    }
     if (OAUTH_PATHS.test(path)) {
       return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found: this server has no OAuth. ${TOKEN_HELP} The MCP endpoint is ${MCP_PATH}.`);
     }

@@ -36,7 +36,9 @@ test("with OAuth on, both well-known paths serve metadata built from the public 
     }
     const post = await fetch(`${server.origin}/.well-known/oauth-authorization-server`, { method: "POST" });
     assert.equal(post.status, 405);
-    assert.equal((await fetch(`${server.origin}/.well-known/openid-configuration`)).status, 404);
+    const openid = await fetch(`${server.origin}/.well-known/openid-configuration`);
+    assert.equal(openid.status, 404);
+    assert.match(((await openid.json()) as { error: { message: string } }).error.message, /^Not found\. OAuth discovery is at https:\/\/brain\.example\.com\/\.well-known\/oauth-authorization-server\.$/);
   } finally {
     await server.close();
   }
@@ -79,6 +81,11 @@ test("a loopback-bound server behind a proxy accepts the public URL's Host, and 
   try {
     assert.equal((await rawRequest(server.port, { path: "/healthz", headers: { host: "brain.example.com" } })).status, 200);
     assert.equal((await rawRequest(server.port, { path: "/healthz", headers: { host: "evil.example" } })).status, 403);
+    // The login form posts from the public origin (port 443) to a proxy that forwards Host without a port.
+    const fromPublic = await rawRequest(server.port, { method: "POST", path: "/authorize", headers: { host: "brain.example.com", origin: PUBLIC }, body: "" });
+    assert.equal(fromPublic.status, 400, "reaches the form handler (no CSRF token), not the Origin guard's 403");
+    const foreign = await rawRequest(server.port, { method: "POST", path: "/authorize", headers: { host: "brain.example.com", origin: "https://evil.example" }, body: "" });
+    assert.equal(foreign.status, 403);
   } finally {
     await server.close();
   }
