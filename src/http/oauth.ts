@@ -141,7 +141,7 @@ export class OAuthRoutes {
   private sendLoginForm(res: ServerResponse, status: number, request: AuthorizeRequest, extra: { error?: string; username?: string } = {}): void {
     const nonce = this.options.service.crypto.random(16);
     const csrf = this.pending.open(request);
-    const form: Parameters<typeof loginPage>[1] = { csrf, action: this.endpoints.authorize, ...extra };
+    const form: Parameters<typeof loginPage>[1] = { csrf, ...extra };
     if (request.client_name !== undefined) form.clientName = request.client_name;
     this.sendPage(res, status, loginPage(nonce, form), nonce, new URL(request.redirect_uri).origin);
   }

@@ -72,6 +72,7 @@ test("the login page carries the security headers, a nonce CSP whose form-action
     assert.ok(html.includes(`<style nonce="${nonce}">`));
     assert.ok(html.includes("Browser &#60;Test&#62;"), "the client's name is escaped");
     assert.ok(!/<script/i.test(html));
+    assert.match(html, /<form method="post">/, "posts back to the page's own URL, inside form-action 'self'");
     const csrf = csrfOf(html);
 
     const signedIn = await submit(origin, { csrf_token: csrf, username: "tester", password: PASSWORD });

@@ -136,14 +136,19 @@ export function errorPage(nonce: string, message: string): string {
   return page(nonce, "Cannot sign in", `<p class="error">${escapeHtml(message)}</p>`);
 }
 
-export function loginPage(nonce: string, options: { csrf: string; action: string; clientName?: string; error?: string; username?: string }): string {
+/**
+ * The form has no action: it posts back to the page's own URL, which is 'self' whatever name the
+ * browser used for the server (localhost or 127.0.0.1), where an absolute action could fall outside
+ * the CSP's form-action.
+ */
+export function loginPage(nonce: string, options: { csrf: string; clientName?: string; error?: string; username?: string }): string {
   const who = options.clientName === undefined ? "An application" : `“${escapeHtml(options.clientName)}”`;
   const error = options.error === undefined ? "" : `<p class="error" role="alert">${escapeHtml(options.error)}</p>`;
   return page(
     nonce,
     "Sign in to Second Brain MCP",
     `<p>${who} asks to use your vaults as you.</p>${error}` +
-      `<form method="post" action="${escapeHtml(options.action)}">` +
+      `<form method="post">` +
       `<input type="hidden" name="csrf_token" value="${escapeHtml(options.csrf)}">` +
       `<label for="username">User name</label><input id="username" name="username" autocomplete="username" required value="${escapeHtml(options.username ?? "")}">` +
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
