@@ -107,6 +107,15 @@ test("a user signs in with the password its env: reference names, and the client
     const log = running.logs.join("\n");
     for (const secret of [password, "not-the-password", code, verifier, accessToken, csrf]) assert.ok(!log.includes(secret), "a secret reached the log");
     assert.ok(log.includes('"event":"authorize_signed_in"'));
+
+    // A reload without alice revokes her sign-ins; putting her back does not revive them.
+    const alice = { name: "alice", token_hashes: [], vaults: [], read_only: true, password: "env:SBM_TEST_OAUTH_PASSWORD" };
+    const mcpStatus = async (): Promise<number> => (await fetch(running.url, { method: "POST", headers: { Authorization: `Bearer ${accessToken}` }, body: "{}" })).status;
+    running.server.setUsers([defaultUser(operatorToken)]);
+    assert.equal(await mcpStatus(), 401);
+    running.server.setUsers([defaultUser(operatorToken), alice]);
+    assert.equal(await mcpStatus(), 401);
+    assert.ok(running.logs.some((line) => line.includes('"event":"oauth_tokens_revoked"') && line.includes('"reason":"user_removed"')));
   } finally {
     delete process.env.SBM_TEST_OAUTH_PASSWORD;
     await running.stop();
