@@ -203,8 +203,10 @@ export class OAuthRoutes {
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const remote = req.socket.remoteAddress ?? "";
     const failed = (error: string, reason: string, description: string, clientId?: string): void => {
-      // One line per failure, with a reason a machine can count; never a code, token or verifier.
-      this.logger.log({ level: "warn", event: "token_failed", reason, error, client_id: clientId ?? null, remote });
+      // One line per failure, with a reason a machine can count; never a code, token or verifier,
+      // and a client_id only when registered: anything else is whatever the caller typed there.
+      const known = clientId !== undefined && this.options.service.clients.has(clientId);
+      this.logger.log({ level: "warn", event: "token_failed", reason, error, client_id: known ? clientId : null, remote });
       sendOAuthError(res, error === "invalid_client" ? 401 : 400, error, description, { Pragma: "no-cache" });
     };
     const body = await readBody(req, TOKEN_BODY_LIMIT_BYTES);

@@ -218,7 +218,10 @@ test("malformed token requests get RFC 6749 §5.2 errors, each with one token_fa
     const repeated = await fetch(`${origin}/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "grant_type=refresh_token&grant_type=authorization_code" });
     await expectError(repeated, 400, "invalid_request");
     assert.equal((await fetch(`${origin}/token`)).status, 405);
-    assert.deepEqual(failures(running.logs), ["grant_type_unsupported", "grant_type_missing", "code_missing", "client_id_missing", "content_type", "parameter_repeated"]);
+    const pasted = "sbm_oat_pasted-into-the-wrong-field";
+    await expectError(await token(origin, { grant_type: "refresh_token", refresh_token: "sbm_ort_x", client_id: pasted }), 401, "invalid_client");
+    assert.ok(!JSON.stringify(running.logs).includes(pasted), "an unregistered client_id is not logged");
+    assert.deepEqual(failures(running.logs), ["grant_type_unsupported", "grant_type_missing", "code_missing", "client_id_missing", "content_type", "parameter_repeated", "client_unknown"]);
   } finally {
     await running.server.close();
   }
