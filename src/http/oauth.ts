@@ -150,7 +150,7 @@ export class OAuthRoutes {
     const remote = req.socket.remoteAddress ?? "";
     const query = singleFields(new URL(req.url ?? "/", "http://request.invalid").searchParams);
     if (query === null) return this.sendErrorPage(res, 400, "The sign-in link repeats a parameter. Start the connection again in the application.");
-    const check = checkAuthorizeRequest(query, this.options.service.clients, this.options.service.crypto.equal, this.endpoints.issuer);
+    const check = checkAuthorizeRequest(query, this.options.service.clients, this.options.service.crypto.equal, this.endpoints.issuer, this.endpoints.resource);
     if (check.kind === "error_page") {
       this.logger.log({ level: "warn", event: "authorize_failed", reason: check.reason, remote });
       return this.sendErrorPage(res, 400, check.message);

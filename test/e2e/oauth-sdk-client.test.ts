@@ -90,6 +90,7 @@ test("the SDK client registers, signs in through the login form, calls tools wit
     const authorizationUrl = provider.authorizationUrl;
     assert.ok(authorizationUrl);
     assert.equal(authorizationUrl.searchParams.get("code_challenge_method"), "S256");
+    assert.equal(authorizationUrl.searchParams.get("resource"), running.url, "the client names this server (RFC 8707), which the server checks");
     const code = await signInAsBrowser(authorizationUrl, "alice", password);
     await first.finishAuth(code);
     assert.match(provider.saved?.access_token ?? "", /^sbm_oat_/);

@@ -53,7 +53,7 @@ test("the login page carries the security headers, a nonce CSP whose form-action
   try {
     const clientId = await registerClient(origin);
     const { verifier, challenge } = pkce();
-    const params = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "xyz 1" };
+    const params = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "xyz 1", resource: `${origin}/mcp` };
     const page = await fetch(authorizeUrl(origin, params));
     assert.equal(page.status, 200);
     assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
@@ -104,7 +104,7 @@ test("the login page carries the security headers, a nonce CSP whose form-action
   }
 });
 
-test("authorize checks the client, then the redirect URI (both an error page, never a redirect), then response_type and PKCE (redirected back with the error)", async () => {
+test("authorize checks the client, then the redirect URI (both an error page, never a redirect), then response_type, PKCE and the RFC 8707 resource (redirected back with the error)", async () => {
   const running = await start();
   const origin = running.server.origin;
   try {
@@ -118,6 +118,7 @@ test("authorize checks the client, then the redirect URI (both an error page, ne
       [{ ...good, response_type: "token", code_challenge: "" }, 302, "unsupported_response_type"],
       [{ ...good, code_challenge: "" }, 302, "invalid_request"],
       [{ ...good, code_challenge_method: "plain" }, 302, "invalid_request"],
+      [{ ...good, resource: "https://other.example/mcp" }, 302, "invalid_target"],
     ];
     for (const [params, status, expected] of cases) {
       const response = await fetch(authorizeUrl(origin, params), { redirect: "manual" });
@@ -135,7 +136,7 @@ test("authorize checks the client, then the redirect URI (both an error page, ne
     }
     assert.deepEqual(
       running.logs.filter((record) => record.event === "authorize_failed").map((record) => record.reason),
-      ["client_unknown", "redirect_uri_mismatch", "redirect_uri_mismatch", "response_type", "pkce_missing", "pkce_missing"],
+      ["client_unknown", "redirect_uri_mismatch", "redirect_uri_mismatch", "response_type", "pkce_missing", "pkce_missing", "resource_mismatch"],
     );
   } finally {
     await running.server.close();

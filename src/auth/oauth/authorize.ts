@@ -39,6 +39,7 @@ export function checkAuthorizeRequest(
   clients: ClientTable,
   equal: OAuthCrypto["equal"],
   issuer: string,
+  resource?: string,
 ): AuthorizeCheck {
   const clientId = query.client_id;
   const client: ClientRecord | undefined = clientId === undefined ? undefined : clients.get(clientId);
@@ -58,6 +59,11 @@ export function checkAuthorizeRequest(
   const challenge = query.code_challenge;
   if (challenge === undefined || query.code_challenge_method !== "S256" || !isS256Challenge(challenge)) {
     return back("invalid_request", "A PKCE code_challenge with code_challenge_method S256 is required.", "pkce_missing");
+  }
+  // RFC 8707: a client names the server it wants a token for; a token for another one is not ours to give.
+  const target = query.resource?.replace(/\/+$/, "");
+  if (target !== undefined && resource !== undefined && target !== resource && target !== issuer) {
+    return back("invalid_target", `This server issues tokens for ${resource} only.`, "resource_mismatch");
   }
   const request: AuthorizeRequest = { client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge };
   if (client.client_name !== undefined) request.client_name = client.client_name;
