@@ -83,6 +83,26 @@ test("serve prints the endpoint, a generated token once and a Claude Code line",
   }
 });
 
+test("serve turns OAuth on from the config file: discovery from server.public_url, and validate shows it", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const config = path.join(vault.dataDir, "..", "oauth.yaml");
+  writeFileSync(config, "server:\n  public_url: https://brain.example.com/\noauth:\n  enabled: true\n");
+  const validated = await cli(["validate", "--vault", vault.dir, "--config", config], { SECONDBRAIN_TOKEN: "" });
+  assert.equal(validated.code, 0, validated.stderr);
+  const resolved = JSON.parse(validated.stdout) as { server: { public_url: string }; oauth: { enabled: boolean } };
+  assert.equal(resolved.server.public_url, "https://brain.example.com");
+  assert.deepEqual(resolved.oauth, { enabled: true });
+  const server = await startCli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config], { SECONDBRAIN_TOKEN: "" });
+  try {
+    const origin = new URL(server.url).origin;
+    const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+    assert.deepEqual(metadata, { resource: "https://brain.example.com/mcp", authorization_servers: ["https://brain.example.com"], bearer_methods_supported: ["header"], resource_name: "Second Brain MCP" });
+  } finally {
+    assert.equal(await server.stop("SIGINT"), 0);
+    vault.cleanup();
+  }
+});
+
 test("serve refuses a weak token at start, from SECONDBRAIN_TOKEN or the config file, and never prints it", async () => {
   const vault = tempVault(EDGE_VAULT);
   try {

@@ -8,6 +8,8 @@ import { generateToken, hashToken, isTokenHash, weakTokenProblem } from "./token
 import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
 import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
+import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
+import { passwordReferenceProblem } from "./passwords";
 
 export interface RateLimitSettings {
   perMinute: number;
@@ -20,6 +22,13 @@ export interface ServerSettings {
   /** Normalised origins (`scheme://host[:port]`). */
   allowedOrigins: string[];
   rateLimit?: RateLimitSettings;
+  /** Where clients reach the server, without a trailing slash; OAuth derives every URL from it. */
+  publicUrl?: string;
+}
+
+/** OAuth sign-in (off unless enabled): discovery, registration and tokens. */
+export interface OAuthConfig {
+  enabled: boolean;
 }
 
 export interface AppConfig {
@@ -29,6 +38,7 @@ export interface AppConfig {
   limits: { maxResponseBytes?: number };
   audit: { file?: string };
   history: HistoryConfig;
+  oauth: OAuthConfig;
 }
 
 /** The private history (SPEC §9): on by default; optionally pushed to a remote after commits. */
@@ -59,10 +69,11 @@ export class ConfigError extends Error {
 export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
-const TOP_KEYS = ["users", "server", "limits", "audit", "history"] as const;
+const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth"] as const;
+const OAUTH_KEYS = ["enabled"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
-const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets"] as const;
-const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit"] as const;
+const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
+const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit", "public_url"] as const;
 const RATE_LIMIT_KEYS = ["per_minute", "burst"] as const;
 const LIMIT_KEYS = ["max_response_bytes"] as const;
 const AUDIT_KEYS = ["file"] as const;
@@ -198,7 +209,7 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
   const fields = reader.map(at, USER_KEYS);
   if (!fields.name) reader.fail(at, 'needs a "name"');
   const hashes = readTokenHashes(reader, fields);
-  if (hashes.length === 0) reader.fail(at, 'needs "tokens" or "token_sha256"');
+  if (hashes.length === 0 && !fields.password) reader.fail(at, 'needs "tokens", "token_sha256" or (for OAuth sign-in) "password"');
   const record: UserRecord = {
     name: reader.string(fields.name),
     token_hashes: hashes.map((token) => token.hash),
@@ -207,6 +218,12 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
   };
   const toolsets = fields.toolsets ? readToolsets(reader, fields.toolsets) : undefined;
   if (toolsets !== undefined) record.toolsets = toolsets;
+  if (fields.password) {
+    const reference = reader.string(fields.password);
+    const problem = passwordReferenceProblem(reference);
+    if (problem !== null) reader.fail(fields.password, problem);
+    record.password = reference;
+  }
   return { record, hashes };
 }
 
@@ -256,7 +273,27 @@ function readServer(reader: Reader, at: Located | undefined): ServerSettings {
   if (fields.host) settings.host = reader.string(fields.host);
   if (fields.port) settings.port = reader.integer(fields.port, 0, 65535);
   if (fields.rate_limit) settings.rateLimit = readRateLimit(reader, fields.rate_limit);
+  if (fields.public_url) settings.publicUrl = readPublicUrl(reader, fields.public_url);
   return settings;
+}
+
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** https, or http on a loopback name: passwords and codes travel to this URL. */
+function readPublicUrl(reader: Reader, at: Located): string {
+  const text = reader.string(at);
+  const problem = publicUrlProblem(text);
+  if (problem !== null) reader.fail(at, problem);
+  const url = new URL(text);
+  if (url.protocol === "http:" && !LOOPBACK_NAMES.has(url.hostname)) {
+    reader.fail(at, "must use https:// unless it names 127.0.0.1, localhost or [::1] (sign-in sends passwords and codes to it); put a TLS proxy in front of the server");
+  }
+  return normalizePublicUrl(text);
+}
+
+function readOAuth(reader: Reader, at: Located | undefined): OAuthConfig {
+  const fields = at ? reader.map(at, OAUTH_KEYS) : {};
+  return { enabled: fields.enabled ? reader.boolean(fields.enabled) : false };
 }
 
 function readLimits(reader: Reader, at: Located | undefined): AppConfig["limits"] {
@@ -307,6 +344,7 @@ export function parseConfig(text: string, source = "config"): AppConfig {
     limits: readLimits(reader, top.limits),
     audit: readAudit(reader, top.audit),
     history: readHistory(reader, top.history),
+    oauth: readOAuth(reader, top.oauth),
   };
 }
 

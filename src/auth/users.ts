@@ -12,6 +12,8 @@ export interface UserRecord {
   read_only: boolean;
   /** The tool groups this user is offered; absent means every group. */
   toolsets?: ToolGroup[];
+  /** Where the OAuth sign-in password is (env:NAME or file:/path); never the password. */
+  password?: string;
 }
 
 export const DEFAULT_USER_NAME = "default";

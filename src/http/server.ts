@@ -7,7 +7,8 @@ import type { UserInfo } from "../tools/types";
 import { hashToken } from "../auth/tokens";
 import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
 import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
-import { bearerChallenge, bearerToken, MCP_PATH, TOKEN_HELP } from "./bearer";
+import { bearerChallenge, bearerToken, MCP_PATH, OAUTH_HELP, TOKEN_HELP } from "./bearer";
+import { OAuthRoutes, type OAuthHttpOptions } from "./oauth";
 import { RateLimiter, type RateLimit } from "./rate-limit";
 import {
   JSONRPC_INTERNAL_ERROR,
@@ -33,6 +34,8 @@ export interface HttpServerOptions {
   bodyLimitBytes?: number;
   /** How long close() waits for requests in flight; 10 s unless a test wants less. */
   drainMs?: number;
+  /** OAuth sign-in; absent, the server takes pasted bearer tokens only and offers no discovery. */
+  oauth?: OAuthHttpOptions;
 }
 
 export interface RunningHttpServer {
@@ -49,9 +52,9 @@ export const DEFAULT_DRAIN_MS = 10_000;
 const IDLE_SWEEP_MS = 100;
 
 const MCP_METHODS = "POST, DELETE";
-// What an OAuth client probes (RFC 9728, RFC 8414, OpenID discovery, dynamic registration). None of
-// it exists until OAuth does (SPEC §14); the 404 says how to connect instead, and mcp-remote shows
-// that text when its registration attempt fails.
+// What an OAuth client probes (RFC 9728, RFC 8414, OpenID discovery, dynamic registration). With
+// OAuth off none of it exists; the 404 says how to connect instead, and mcp-remote shows that text
+// when its registration attempt fails.
 const OAUTH_PATHS = /^\/(?:\.well-known\/(?:oauth-protected-resource|oauth-authorization-server|openid-configuration)(?:\/.*)?|register|authorize|token)$/;
 
 function urlHost(host: string): string {
@@ -71,13 +74,20 @@ class RequestRouter {
   private readonly limiter: RateLimiter | undefined;
   private readonly allowedOrigins: ReadonlySet<string>;
   private readonly checkHost: boolean;
+  private readonly publicHost: string | undefined;
   private readonly bodyLimit: number;
+  /** Set once the server listens: the default public URL is the listen address. */
+  oauth: OAuthRoutes | undefined;
 
   constructor(private readonly options: HttpServerOptions) {
     this.limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
-    this.allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+    const publicOrigin = options.oauth?.publicUrl === undefined ? [] : [new URL(options.oauth.publicUrl).origin];
+    // The login form posts from the public origin, which a TLS proxy's Host (no port) does not match.
+    this.allowedOrigins = new Set([...(options.allowedOrigins ?? []), ...publicOrigin].map(normalizeOrigin));
     // Bound to another interface on purpose: the operator chose the names clients use.
     this.checkHost = isLoopbackBinding(options.host);
+    // Behind a TLS proxy on the same machine, requests name the public host; it is the operator's.
+    this.publicHost = options.oauth?.publicUrl === undefined ? undefined : new URL(options.oauth.publicUrl).host.toLowerCase();
     this.bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   }
 
@@ -89,6 +99,10 @@ class RequestRouter {
     const path = pathnameOf(req.url);
     if (path === MCP_PATH) return this.handleMcpRoute(req, res);
     if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
+    if (this.oauth && (await this.oauth.handle(req, res, path))) return;
+    if (this.oauth && OAUTH_PATHS.test(path)) {
+      return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found. OAuth discovery is at ${this.oauth.endpoints.issuer}/.well-known/oauth-authorization-server.`);
+    }
     if (OAUTH_PATHS.test(path)) {
       return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found: this server has no OAuth. ${TOKEN_HELP} The MCP endpoint is ${MCP_PATH}.`);
     }
@@ -97,7 +111,7 @@ class RequestRouter {
 
   private guardRefusal(req: IncomingMessage): string | undefined {
     const host = req.headers.host;
-    if (this.checkHost && !isLoopbackHost(host)) return "the Host header must name 127.0.0.1, localhost or [::1].";
+    if (this.checkHost && !isLoopbackHost(host) && (this.publicHost === undefined || host?.toLowerCase() !== this.publicHost)) return "the Host header must name 127.0.0.1, localhost or [::1].";
     const origin = req.headers.origin;
     if (origin !== undefined && !isOriginAllowed(origin, host, this.allowedOrigins)) {
       return "requests from this Origin are not accepted (add it to server.allowed_origins to allow it).";
@@ -112,7 +126,7 @@ class RequestRouter {
 
   private async handleMcpRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const token = bearerToken(req.headers.authorization);
-    const user = token === undefined ? null : this.options.authenticate(token);
+    const user = token === undefined ? null : (this.options.authenticate(token) ?? this.oauth?.authenticate(token) ?? null);
     // An unauthenticated caller counts against its address, so guessing tokens is rate limited too.
     const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${req.socket.remoteAddress ?? ""}`;
     if (this.limiter) {
@@ -139,12 +153,13 @@ class RequestRouter {
       reason: tokenWasSent ? "invalid_token" : "missing_token",
       remote: req.socket.remoteAddress ?? "",
     });
-    const description = tokenWasSent ? "The bearer token is not valid (revoked, mistyped or from another server)." : "A bearer token is required.";
+    const description = tokenWasSent ? "The bearer token is not valid (revoked, expired, mistyped or from another server)." : "A bearer token is required.";
+    const help = this.oauth ? OAUTH_HELP : TOKEN_HELP;
     sendJson(
       res,
       401,
-      { error: "invalid_token", error_description: `${description} ${TOKEN_HELP}` },
-      { "WWW-Authenticate": bearerChallenge(tokenWasSent) },
+      { error: "invalid_token", error_description: `${description} ${help}` },
+      { "WWW-Authenticate": bearerChallenge(tokenWasSent, this.oauth?.endpoints.resourceMetadata) },
     );
   }
 
@@ -211,6 +226,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   });
   const address = await listen(server, options.host, options.port);
   const origin = `http://${urlHost(options.host)}:${address.port}`;
+  if (options.oauth) router.oauth = new OAuthRoutes(options.oauth, options.oauth.publicUrl ?? origin, options.logger);
   options.logger.log({ level: "info", event: "http_listening", host: options.host, port: address.port });
   if (!isLoopbackBinding(options.host)) {
     options.logger.log({ level: "warn", event: "http_exposed", host: options.host, port: address.port });

@@ -65,7 +65,7 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true } });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
 });
 
@@ -101,7 +101,7 @@ test("a YAML syntax error reports the line and code, not the text around it", ()
 
 test("users need a name and a token; names and tokens must be unique", () => {
   assert.match(configError(`users:\n  - tokens: [${ALICE_TOKEN}]\n`).message, /users\[0\] needs a "name"/);
-  assert.match(configError("users:\n  - name: a\n").message, /users\[0\] needs "tokens" or "token_sha256"/);
+  assert.match(configError("users:\n  - name: a\n").message, /users\[0\] needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
   const twice = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: a\n    tokens: [another-token-0000001-abcdef]\n`;
   assert.match(configError(twice).message, /users\[1\] repeats the user name "a"/);
   const shared = `users:\n  - name: a\n    tokens: [${ALICE_TOKEN}]\n  - name: b\n    token_sha256: [${hashToken(ALICE_TOKEN)}]\n`;
@@ -212,4 +212,42 @@ test("history: on by default; author, a remote with {vault} and the token's vari
     return true;
   });
   assert.throws(() => parseConfig("history:\n  author_name: Ada\n"), /author_email/);
+});
+
+test("OAuth is off unless enabled; server.public_url is kept without a trailing slash", () => {
+  assert.deepEqual(parseConfig("users: []\n").oauth, { enabled: false });
+  const config = parseConfig("server:\n  public_url: https://brain.example.com/\noauth:\n  enabled: true\n");
+  assert.deepEqual(config.oauth, { enabled: true });
+  assert.equal(config.server.publicUrl, "https://brain.example.com");
+  assert.equal(parseConfig("server:\n  public_url: http://127.0.0.1:27125\n").server.publicUrl, "http://127.0.0.1:27125");
+});
+
+test("a public_url that is not https (except loopback), carries credentials or a query is refused without quoting it", () => {
+  for (const [value, problem] of [
+    ["http://brain.example.com", /must use https:\/\/ unless it names 127\.0\.0\.1/],
+    ["https://user:secret-part@brain.example.com", /must not contain a user name or password/],
+    ["https://brain.example.com/?k=secret-part", /must not contain a query or fragment/],
+    ["not a url", /must be an absolute URL/],
+  ] as const) {
+    const error = configError(`server:\n  public_url: "${value}"\n`);
+    assert.equal(error.key, "server.public_url");
+    assert.equal(error.line, 2);
+    assert.match(error.message, problem);
+    assert.ok(!error.message.includes("secret-part") && !error.message.includes(value));
+  }
+  assert.equal(configError("oauth:\n  enabled: yes please\n").key, "oauth.enabled");
+  assert.equal(configError("oauth:\n  issuer: x\n").key, "oauth.issuer");
+});
+
+test("a user's password is a reference (env: or file:), and a user may have a password without tokens", () => {
+  const config = parseConfig("users:\n  - name: carol\n    password: env:CAROL_PASSWORD\n  - name: dave\n    tokens: [dave-plaintext-token-00001]\n    password: file:/run/secrets/dave\n");
+  assert.deepEqual(config.users.map((user) => [user.name, user.password, user.token_hashes.length]), [
+    ["carol", "env:CAROL_PASSWORD", 0],
+    ["dave", "file:/run/secrets/dave", 1],
+  ]);
+  const error = configError("users:\n  - name: carol\n    password: my-secret-password\n");
+  assert.equal(error.key, "users[0].password");
+  assert.equal(error.line, 3);
+  assert.ok(!error.message.includes("my-secret-password"));
+  assert.match(configError("users:\n  - name: erin\n").message, /needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
 });

@@ -3,6 +3,7 @@
 // vault-relative paths only.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -192,6 +193,51 @@ describe("file-system errors", () => {
       await failsWith({ path: "locked/new.md" }, { code: "forbidden", cause: "EACCES", message: /^permission denied: locked\/new\.md — the server's user may not write/ });
     } finally {
       chmodSync(path.join(server.vault.dir, "locked"), 0o755);
+    }
+  });
+});
+
+describe("OAuth paths", () => {
+  test("no password, code, token, verifier or CSRF token in any log line, through sign-in, token requests and their failures", async () => {
+    const password = "zanzibar-password-" + Math.random().toString(36).slice(2);
+    process.env.SBM_LEAK_OAUTH_PASSWORD = password;
+    const server = await startTestServer({
+      fixture: EDGE_VAULT,
+      users: [{ name: "alice", token_hashes: [], vaults: [], read_only: false, password: "env:SBM_LEAK_OAUTH_PASSWORD" }],
+      extra: { oauth: { publicUrl: "http://127.0.0.1:1" } },
+    });
+    try {
+      const origin = new URL(server.url).origin;
+      const redirect = "http://127.0.0.1:7777/cb";
+      const post = (route: string, body: string, type: string): Promise<Response> =>
+        fetch(`${origin}${route}`, { method: "POST", redirect: "manual", headers: { "Content-Type": type }, body });
+      const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
+      const FORM = "application/x-www-form-urlencoded";
+      const clientId = ((await (await post("/register", JSON.stringify({ redirect_uris: [redirect] }), "application/json")).json()) as { client_id: string }).client_id;
+      const verifier = "zanzibar-verifier-".padEnd(60, "v");
+      const challenge = createHash("sha256").update(verifier).digest("base64url");
+      const query = form({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "zanzibar-state" });
+      const csrfOf = async (response: Response): Promise<string> => /name="csrf_token" value="([^"]+)"/.exec(await response.text())?.[1] ?? "";
+      const first = await csrfOf(await fetch(`${origin}/authorize?${query}`));
+      const second = await csrfOf(await post("/authorize", form({ csrf_token: first, username: "alice", password: "zanzibar-wrong-password" }), FORM));
+      const signedIn = await post("/authorize", form({ csrf_token: second, username: "alice", password }), FORM);
+      const code = new URL(String(signedIn.headers.get("location"))).searchParams.get("code") ?? "";
+      const tokens = (await (await post("/token", form({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId }), FORM)).json()) as { access_token: string; refresh_token: string };
+      const rotated = (await (await post("/token", form({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId }), FORM)).json()) as { refresh_token: string };
+      await post("/token", form({ grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId }), FORM);
+      await post("/token", form({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId }), FORM);
+      await post("/token", form({ grant_type: "refresh_token", refresh_token: "sbm_ort_zanzibar-unknown", client_id: clientId }), FORM);
+      await fetch(server.url, { method: "POST", headers: { Authorization: `Bearer ${tokens.access_token}` }, body: "{}" });
+      const events = server.logs.join("\n");
+      assert.match(events, /"event":"token_reuse_detected"/);
+      assert.match(events, /"event":"token_failed"/);
+      for (const secret of [password, "zanzibar", code, verifier, first, second, tokens.access_token, tokens.refresh_token, rotated.refresh_token]) {
+        assert.ok(secret.length > 0 && !events.includes(secret), "a secret reached the log");
+      }
+      assert.deepEqual(hostLeaks(events, hostMarks(server)), []);
+    } finally {
+      delete process.env.SBM_LEAK_OAUTH_PASSWORD;
+      await server.stop();
     }
   });
 });

@@ -1,6 +1,11 @@
 // The headless server: vault hosts, the registry, users, and MCP over HTTP, started and stopped in
 // order. The CLI is a thin shell around this; end-to-end tests start it the same way.
 import { UserStore, type UserRecord } from "../../auth/users";
+import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
+import { OAuthService } from "../../auth/oauth/service";
+import type { UserInfo } from "../../tools/types";
+import { FileOAuthPersistence } from "./oauth-state";
+import { PasswordChecker } from "../../auth/passwords";
 import { buildHealth } from "../../http/health";
 import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
@@ -30,6 +35,13 @@ export interface HeadlessOptions {
   watch?: boolean;
   /** Each vault's private history in the data folder (SPEC §9); on unless false. */
   history?: boolean | HeadlessHistory;
+  /** OAuth sign-in; absent, clients connect with pasted bearer tokens only. */
+  oauth?: HeadlessOAuth;
+}
+
+export interface HeadlessOAuth {
+  /** Where clients reach the server (e.g. https://brain.example.com); default the listen address. */
+  publicUrl?: string;
 }
 
 export interface HeadlessHistory {
@@ -49,6 +61,11 @@ function historyFor(history: HeadlessOptions["history"], vault: string): NodeVau
 
 export { DEFAULT_MAX_RESPONSE_BYTES };
 
+/** Each user's password reference by name. */
+function passwordsOf(records: readonly UserRecord[]): ReadonlyMap<string, string> {
+  return new Map(records.flatMap((record) => (record.password === undefined ? [] : [[record.name, record.password] as const])));
+}
+
 export { DEFAULT_RATE_LIMIT };
 
 export class HeadlessServer {
@@ -56,7 +73,9 @@ export class HeadlessServer {
   readonly registry: VaultRegistry;
   private readonly options: HeadlessOptions;
   private users: UserStore;
+  private passwords: ReadonlyMap<string, string>;
   private http: RunningHttpServer | null = null;
+  private oauth: OAuthService | null = null;
   private readonly startedAt = Date.now();
   private readonly handleMcp: McpRequestHandler;
 
@@ -71,6 +90,7 @@ export class HeadlessServer {
     );
     this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
     this.users = new UserStore(options.users);
+    this.passwords = passwordsOf(options.users);
     this.handleMcp = createMcpRequestHandler({
       tools: ALL_TOOLS,
       directoryFor: (user) => this.registry.forUser(user),
@@ -100,11 +120,32 @@ export class HeadlessServer {
   /** Swaps the user table atomically (SIGHUP reload); requests in flight keep the old one. */
   setUsers(records: readonly UserRecord[]): void {
     this.users = new UserStore(records);
+    this.passwords = passwordsOf(records);
+    // A user taken out of the config takes its OAuth sign-ins along, also if the name comes back.
+    void this.oauth?.forgetUsersExcept(new Set(records.map((record) => record.name)));
+  }
+
+  private findUser(name: string): UserInfo | null {
+    return this.users.users().find((user) => user.name === name) ?? null;
   }
 
   /** Loads and reconciles every vault, then listens. */
   async start(): Promise<void> {
     for (const host of this.hosts) await host.start();
+    if (this.options.oauth) {
+      this.oauth = await OAuthService.open({ crypto: nodeOAuthCrypto, logger: this.options.logger, persistence: new FileOAuthPersistence(this.options.dataDir) });
+      await this.oauth.forgetUsersExcept(new Set(this.users.users().map((user) => user.name)));
+    }
+    const checker = new PasswordChecker(() => this.passwords, this.options.logger);
+    const oauth = this.oauth
+      ? {
+          service: this.oauth,
+          findUser: (name: string) => this.findUser(name),
+          verifyPassword: (name: string, password: string) => checker.verify(name, password),
+          passwordsConfigured: () => this.passwords.size > 0,
+          ...(this.options.oauth?.publicUrl ? { publicUrl: this.options.oauth.publicUrl } : {}),
+        }
+      : undefined;
     this.http = await startHttpServer({
       host: this.options.host,
       port: this.options.port,
@@ -114,6 +155,7 @@ export class HeadlessServer {
       logger: this.options.logger,
       allowedOrigins: this.options.allowedOrigins,
       rateLimit: this.options.rateLimit ?? DEFAULT_RATE_LIMIT,
+      ...(oauth ? { oauth } : {}),
     });
     this.options.logger.log({ level: "info", event: "startup", vaults: this.hosts.length, url: this.http.url, version: VERSION });
   }
@@ -126,6 +168,7 @@ export class HeadlessServer {
   async stop(): Promise<void> {
     await this.http?.close();
     this.http = null;
+    await this.oauth?.save();
     for (const host of this.hosts) await host.stop();
     this.options.logger.log({ level: "info", event: "shutdown" });
   }

@@ -1,0 +1,123 @@
+// OAuth in the headless server: off unless configured; on, discovery names the public URL and the
+// registered clients live in the data folder across a restart.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { EDGE_VAULT, tempVault } from "../support/vaults";
+import { callTool, startTestServer } from "../support/server";
+import { defaultUser } from "../../src/auth/users";
+import { generateToken } from "../../src/auth/tokens";
+
+const PUBLIC = "https://brain.example.com";
+
+test("a headless server without OAuth configured offers no discovery and writes no OAuth state", async () => {
+  const running = await startTestServer({ fixture: EDGE_VAULT });
+  try {
+    const origin = new URL(running.url).origin;
+    assert.equal((await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).status, 404);
+    assert.equal((await fetch(`${origin}/register`, { method: "POST", body: "{}" })).status, 404);
+    const unauthorized = await fetch(running.url, { method: "POST", body: "{}" });
+    assert.doesNotMatch(String(unauthorized.headers.get("www-authenticate")), /resource_metadata/);
+    assert.ok(!existsSync(path.join(running.vault.dataDir, "oauth-state.json")));
+  } finally {
+    await running.stop();
+  }
+});
+
+test("with OAuth on, the headless server serves discovery from its public URL and keeps registered clients across a restart", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const first = await startTestServer({ fixture: EDGE_VAULT, vault, extra: { oauth: { publicUrl: PUBLIC } } });
+  let clientId: string;
+  try {
+    const origin = new URL(first.url).origin;
+    const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as { issuer: string; registration_endpoint: string };
+    assert.equal(metadata.issuer, PUBLIC);
+    assert.equal(metadata.registration_endpoint, `${PUBLIC}/register`);
+    const unauthorized = await fetch(first.url, { method: "POST", body: "{}" });
+    assert.match(String(unauthorized.headers.get("www-authenticate")), new RegExp(`resource_metadata="${PUBLIC}/\\.well-known/oauth-protected-resource/mcp"`));
+    const registered = await fetch(`${origin}/register`, { method: "POST", body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:9/cb"] }) });
+    assert.equal(registered.status, 201);
+    clientId = ((await registered.json()) as { client_id: string }).client_id;
+    // Pasted tokens keep working next to OAuth.
+    assert.equal((await first.call("note_query", { where: { status: { exists: true } } })).isError, false);
+  } finally {
+    await first.stop();
+  }
+  const second = await startTestServer({ fixture: EDGE_VAULT, vault, extra: { oauth: { publicUrl: PUBLIC } } });
+  try {
+    const origin = new URL(second.url).origin;
+    // The client is still known: a token request with it fails on the missing code, not on the client.
+    const response = await fetch(`${origin}/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", client_id: clientId, code: "unknown-code", code_verifier: "v".repeat(43) }).toString(),
+    });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: string }).error, "invalid_grant");
+    assert.ok(second.logs.some((line) => line.includes('"event":"token_failed"') && line.includes('"reason":"code_unknown"')));
+  } finally {
+    await second.stop();
+    vault.cleanup();
+  }
+});
+
+test("a user signs in with the password its env: reference names, and the client then works as that user over MCP", async () => {
+  const password = randomBytes(18).toString("base64url");
+  process.env.SBM_TEST_OAUTH_PASSWORD = password;
+  const operatorToken = generateToken();
+  const running = await startTestServer({
+    fixture: EDGE_VAULT,
+    users: [defaultUser(operatorToken), { name: "alice", token_hashes: [], vaults: [], read_only: true, password: "env:SBM_TEST_OAUTH_PASSWORD" }],
+    extra: { oauth: {} },
+  });
+  try {
+    const origin = new URL(running.url).origin;
+    const redirect = "http://127.0.0.1:7777/callback";
+    const registered = await fetch(`${origin}/register`, { method: "POST", body: JSON.stringify({ redirect_uris: [redirect], client_name: "E2E" }) });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const verifier = randomBytes(32).toString("base64url");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "st" });
+    const page = await (await fetch(`${origin}/authorize?${query.toString()}`)).text();
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const form = (fields: Record<string, string>): Promise<Response> =>
+      fetch(`${origin}/authorize`, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+    const wrong = await form({ csrf_token: csrf, username: "alice", password: "not-the-password" });
+    assert.equal(wrong.status, 401);
+    const retry = /name="csrf_token" value="([^"]+)"/.exec(await wrong.text())?.[1] ?? "";
+    const signedIn = await form({ csrf_token: retry, username: "alice", password });
+    assert.equal(signedIn.status, 302);
+    const code = new URL(String(signedIn.headers.get("location"))).searchParams.get("code") ?? "";
+    const tokenResponse = await fetch(`${origin}/token`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: redirect }).toString(),
+    });
+    assert.equal(tokenResponse.status, 200);
+    const accessToken = ((await tokenResponse.json()) as { access_token: string }).access_token;
+
+    const asAlice = await running.connect(accessToken, "oauth-client");
+    const asOperator = await running.connect(operatorToken, "token-client");
+    const aliceTools = (await asAlice.listTools()).tools.map((tool) => tool.name);
+    const operatorTools = (await asOperator.listTools()).tools.map((tool) => tool.name);
+    assert.ok(aliceTools.length > 0 && aliceTools.length < operatorTools.length, "the read-only user is offered no mutating tool");
+    assert.equal((await callTool(asAlice, "note_query", { where: { status: { exists: true } } })).isError, false);
+    const log = running.logs.join("\n");
+    for (const secret of [password, "not-the-password", code, verifier, accessToken, csrf]) assert.ok(!log.includes(secret), "a secret reached the log");
+    assert.ok(log.includes('"event":"authorize_signed_in"'));
+
+    // A reload without alice revokes her sign-ins; putting her back does not revive them.
+    const alice = { name: "alice", token_hashes: [], vaults: [], read_only: true, password: "env:SBM_TEST_OAUTH_PASSWORD" };
+    const mcpStatus = async (): Promise<number> => (await fetch(running.url, { method: "POST", headers: { Authorization: `Bearer ${accessToken}` }, body: "{}" })).status;
+    running.server.setUsers([defaultUser(operatorToken)]);
+    assert.equal(await mcpStatus(), 401);
+    running.server.setUsers([defaultUser(operatorToken), alice]);
+    assert.equal(await mcpStatus(), 401);
+    assert.ok(running.logs.some((line) => line.includes('"event":"oauth_tokens_revoked"') && line.includes('"reason":"user_removed"')));
+  } finally {
+    delete process.env.SBM_TEST_OAUTH_PASSWORD;
+    await running.stop();
+  }
+});
