@@ -7,6 +7,7 @@ import path from "node:path";
 import { decodeJson, decodeSnapshot, encodeJson, encodeSnapshot } from "../../src/core/search/snapshot";
 import { startTestServer, type TestServer } from "../support/server";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
+import { within } from "../support/poll";
 
 let server: TestServer;
 before(async () => {
@@ -33,14 +34,6 @@ test("a note deleted between search and read is an instructive not_found", async
   assert.ok(!(again.structured.hits as Array<{ path: string }>).some((entry) => entry.path === "archive/orphan.md"));
 });
 
-/** Polls until the condition holds; fails naming what was waited for when the deadline passes. */
-async function within(deadline: number, what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > deadline) assert.fail(`${what}: not within ${deadline} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 test("the vault folder moved away: every tool refuses, nothing recreates it, the index is kept; moved back, it is served again", async () => {
   const vault = tempVault(EDGE_VAULT);

@@ -9,6 +9,7 @@ import path from "node:path";
 import { FRONTMATTER_LIMIT_BYTES, frontmatterParseCount } from "../../src/core/notes/frontmatter";
 import { startTestServer, type TestServer, type ToolCallResult } from "../support/server";
 import { EDGE_VAULT, tempVault, type TempVault } from "../support/vaults";
+import { found } from "../support/poll";
 
 let vault: TempVault;
 let server: TestServer;
@@ -51,14 +52,8 @@ function limitRefusal(result: ToolCallResult): void {
   assert.match(result.text, new RegExp(`over the limit of ${FRONTMATTER_LIMIT_BYTES} bytes \\(64 KiB\\)`));
 }
 
-async function poll<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.fail(`timed out waiting for ${what}`);
+function poll<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  return found(20_000, what, probe);
 }
 
 function assertNoProperties(outline: Record<string, unknown>): void {

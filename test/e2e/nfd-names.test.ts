@@ -7,6 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startTestServer, type TestServer } from "../support/server";
 import { EDGE_VAULT } from "../support/vaults";
+import { within } from "../support/poll";
 
 const NOTE = "Café.md";
 const FOLDER = "Übersicht";
@@ -99,13 +100,10 @@ test("an NFD note saved by another program after the start is found by its NFC p
   const created = await server.call("note_create", { path: "Ärger", content: "Twin.\n" });
   assert.equal(created.isError, true, created.text);
   assertOneSpelling("", "Ärger.md");
-  const started = Date.now();
-  for (;;) {
+  await within(5000, "searchable", async () => {
     const found = await server.call("note_search", { query: "zebrafinch" });
-    if ((found.structured.hits as Array<{ path: string }>).some((hit) => hit.path === "Ärger.md")) break;
-    assert.ok(Date.now() - started < 5000, "searchable within 5 s");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return (found.structured.hits as Array<{ path: string }>).some((hit) => hit.path === "Ärger.md");
+  }, 50);
 });
 
 test("the history records the NFD note under its NFC path, not as deleted", async () => {

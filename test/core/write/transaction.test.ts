@@ -12,6 +12,7 @@ import { decodeJournal, encodeJournal, type TransactionEvent, type TransactionPl
 import { NodeVaultHost, vaultDataDir } from "../../../src/hosts/node/host";
 import { JsonLineLogger } from "../../../src/hosts/node/services";
 import { vaultFiles } from "../../support/vaults";
+import { within } from "../../support/poll";
 
 const BEFORE: Record<string, string> = {
   "a.md": "# A\n\nSee [[b]] and [[c]].\n",
@@ -90,9 +91,8 @@ function fixture(): Fixture {
   };
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(condition(), what);
+function until(condition: () => boolean, what: string): Promise<number> {
+  return within(2000, what, condition, 10);
 }
 
 /** Dies at the n-th durable event, as a SIGKILL would: nothing after it runs, nothing is put back. */

@@ -7,6 +7,7 @@ import { NodeVaultHost } from "../../../src/hosts/node/host";
 import { VaultWatcher } from "../../../src/hosts/node/watcher";
 import { JsonLineLogger } from "../../../src/hosts/node/services";
 import { EDGE_VAULT, tempVault, type TempVault } from "../../support/vaults";
+import { within } from "../../support/poll";
 
 let vault: TempVault;
 let host: NodeVaultHost;
@@ -89,14 +90,6 @@ test("a burst of changes falls back to one reconcile", async () => {
   assert.equal((await host.engine.search("capybara", { limit: 1, offset: 0 })).total, 600);
 });
 
-/** Polls until the condition holds; fails naming what was waited for when the deadline passes. */
-async function within(deadline: number, what: string, condition: () => Promise<boolean> | boolean): Promise<void> {
-  const started = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - started > deadline) assert.fail(`${what}: not within ${deadline} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 test("one watch per folder, following folders made and removed", async () => {
   const own = tempVault(EDGE_VAULT);
