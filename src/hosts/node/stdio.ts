@@ -9,6 +9,7 @@ import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../http/body";
 import { logUnexpected } from "../../mcp/diagnostics";
+import { buildInstructions } from "../../mcp/instructions";
 import { buildMcpServer } from "../../mcp/server";
 import { LineTransport } from "../../mcp/stdio";
 import { ALL_TOOLS } from "../../tools/registry";
@@ -37,6 +38,8 @@ export interface StdioOptions {
   history?: boolean;
   /** The tool groups offered; undefined is every toolset. */
   toolsets?: readonly ToolGroup[];
+  /** The config file's limits.max_response_bytes; the HTTP server's default otherwise. */
+  maxResponseBytes?: number;
 }
 
 export async function serveStdio(options: StdioOptions): Promise<void> {
@@ -80,6 +83,11 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
   const registry = new VaultRegistry(hosts.map((host) => host.engine));
   const user: UserInfo = { name: DEFAULT_USER_NAME, readOnly: false, vaults: [], ...(options.toolsets ? { toolsets: options.toolsets } : {}) };
   const directory = registry.forUser(user);
+  // One connection is one session, so the instructions (the vaults' INSTRUCTIONS.md included) are
+  // assembled once, as the HTTP transport does at each initialize.
+  const instructions = await buildInstructions(user, directory);
+  if (stopping) return;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   session = serveMcpStdio(
     ({ era }) =>
       buildMcpServer({
@@ -87,12 +95,13 @@ export async function serveStdio(options: StdioOptions): Promise<void> {
         tools: ALL_TOOLS,
         directory,
         logger,
-        maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+        maxResponseBytes,
         version: VERSION,
         now: () => Date.now(),
         era,
+        instructions,
       }),
     { transport, legacy: "serve", onerror: (error) => logUnexpected(logger, "mcp_stdio_error", error) },
   );
-  logger.log({ level: "info", event: "startup", transport: "stdio", vaults: hosts.length, version: VERSION, max_line_bytes: STDIO_LINE_LIMIT_BYTES });
+  logger.log({ level: "info", event: "startup", transport: "stdio", vaults: hosts.length, version: VERSION, max_line_bytes: STDIO_LINE_LIMIT_BYTES, max_response_bytes: maxResponseBytes });
 }

@@ -3,7 +3,7 @@
 // client is served as well as a 2025 one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -194,6 +194,32 @@ test("serve --stdio: the 2.x client in auto mode negotiates 2026-07-28, the 2025
   } finally {
     await modern.close().catch(() => undefined);
     await legacy.close().catch(() => undefined);
+    vault.cleanup();
+  }
+});
+
+test("serve --stdio sends the server's instructions with the vault's INSTRUCTIONS.md and keeps to the config's max_response_bytes", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  writeFileSync(path.join(vault.dir, "INSTRUCTIONS.md"), "Put every meeting note under Meetings/.\n");
+  writeFileSync(path.join(vault.dir, "Long.md"), `# Long\n\n${"A paragraph of words that fills the note. ".repeat(2000)}\n`);
+  const config = path.join(vault.dataDir, "config.yaml");
+  mkdirSync(vault.dataDir, { recursive: true });
+  writeFileSync(config, "limits:\n  max_response_bytes: 8192\n");
+  const cli = await startStdioCli(["--vault", `edge=${vault.dir}`, "--data", vault.dataDir, "--no-history", "--config", config]);
+  try {
+    await cli.waitForLog(/"event":"startup"/);
+    const opened = await cli.request(0, "initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stdio-test", version: "1.0.0" } });
+    const instructions = typeof opened.result?.instructions === "string" ? opened.result.instructions : "";
+    assert.match(instructions, /Vaults you can use: "edge"/);
+    assert.match(instructions, /Put every meeting note under Meetings\//);
+    await cli.write({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const read = await cli.request(1, "tools/call", { name: "note_read", arguments: { path: "Long.md" } });
+    assert.notEqual(read.result?.isError, true, JSON.stringify(read.result).slice(0, 400));
+    const bytes = Buffer.byteLength(JSON.stringify(read.result?.structuredContent));
+    assert.ok(bytes <= 8192 && bytes > 4096, `the result is ${bytes} bytes`);
+    assert.match(JSON.stringify(read.result?.structuredContent), /next_offset|byte_offset/);
+  } finally {
+    cli.kill();
     vault.cleanup();
   }
 });
