@@ -132,7 +132,7 @@ export class Engine implements VaultEngine {
   private progress: ((done: number, total: number) => void) | undefined;
   private historyPort: HistoryPort | null;
   /** The types note as last parsed (see loadTypesConfig). */
-  private typesConfig: { config: TypesConfig | null; status: TypesConfigStatus; mtime: number; size: number } | null = null;
+  private typesLoaded: { config: TypesConfig | null; status: TypesConfigStatus; mtime: number; size: number } | null = null;
   private readonly hiddenNotes = new Map<string, { mtime: number; size: number; hidden: boolean }>();
   /** Commits waiting behind the history's first snapshot. */
   private queuedCommits: Promise<unknown> = Promise.resolve();
@@ -775,11 +775,16 @@ export class Engine implements VaultEngine {
     return (await this.loadTypesConfig()).status;
   }
 
+  /** The vault's types config (chunk profiles, weights), or null when its note is absent or invalid. */
+  async typesConfig(): Promise<TypesConfig | null> {
+    return (await this.loadTypesConfig()).config;
+  }
+
   /** The types note, parsed again only when its size or mtime changed; never throws. */
   private async loadTypesConfig(): Promise<{ config: TypesConfig | null; status: TypesConfigStatus }> {
     const record = this.records.get(TYPES_NOTE);
     if (!record) return { config: null, status: { state: "absent", path: TYPES_NOTE } };
-    const known = this.typesConfig;
+    const known = this.typesLoaded;
     if (known && known.mtime === record.mtime && known.size === record.size) return known;
     let loaded: { config: TypesConfig | null; status: TypesConfigStatus };
     try {
@@ -792,7 +797,7 @@ export class Engine implements VaultEngine {
       // The reason quotes keys of a note: it goes to vault_list, not to the log.
       this.options.logger.log({ level: "warn", event: "types_config_invalid", vault: this.name });
     }
-    this.typesConfig = { ...loaded, mtime: record.mtime, size: record.size };
+    this.typesLoaded = { ...loaded, mtime: record.mtime, size: record.size };
     return loaded;
   }
 
