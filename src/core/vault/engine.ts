@@ -7,7 +7,10 @@ import { splitFrontmatter } from "../notes/frontmatter";
 import { checkNewPath, comparePaths, resolveVaultPath, extname, type ResolveOptions } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { FactsTable } from "./stored-facts";
-import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
+import { NoteIndex, type BatchTerms, type IndexDoc, type SearchHit as IndexHit, type SearchPage } from "../search/note-index";
+import { isHidden, rankHybrid } from "../search/hybrid";
+import { roundScore } from "../search/ranking";
+import { parseTypesConfig, TYPES_NOTE, TypesConfigError, type TypesConfig, type TypesConfigStatus } from "../search/types-config";
 import type { IndexBuilder } from "../search/index-builder";
 import { parseQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
@@ -42,6 +45,7 @@ import type {
   IndexState,
   NoteSummary,
   ReadFile,
+  SearchHit,
   SearchOptions,
   SearchOutcome,
   VaultEngine,
@@ -58,6 +62,10 @@ const BATCH_NOTES = 512;
 /** Files to read and parse at least before the host's bulk ingest (other threads) pays for itself. */
 const BULK_MIN_FILES = 1000;
 const NAMED_PATHS_MAX = 20;
+/** Lexical hits re-ranked by the types config's graph, time and type (hybrid.ts). */
+const HYBRID_POOL = 50;
+/** At most this many lexical hits are looked through for enough visible ones. */
+const MAX_HIDDEN_POOL = 2000;
 /** Files compared with the table between two chances to pause. */
 const RECHECK_STEP = 1024;
 
@@ -123,6 +131,9 @@ export class Engine implements VaultEngine {
   private reverseVersion = -1;
   private progress: ((done: number, total: number) => void) | undefined;
   private historyPort: HistoryPort | null;
+  /** The types note as last parsed (see loadTypesConfig). */
+  private typesLoaded: { config: TypesConfig | null; status: TypesConfigStatus; mtime: number; size: number } | null = null;
+  private readonly hiddenNotes = new Map<string, { mtime: number; size: number; hidden: boolean }>();
   /** Commits waiting behind the history's first snapshot. */
   private queuedCommits: Promise<unknown> = Promise.resolve();
 
@@ -437,6 +448,7 @@ export class Engine implements VaultEngine {
   private drop(path: string): void {
     this.records.delete(path);
     this.facts.delete(path);
+    this.hiddenNotes.delete(path);
     this.index.remove(path);
     this.options.metadata.remove(path);
     this.snapshots.forget(path);
@@ -703,16 +715,101 @@ export class Engine implements VaultEngine {
 
   async search(query: string, options: SearchOptions): Promise<SearchOutcome> {
     const parsed = parseQuery(query);
-    const page = await this.index.search(parsed, {
-      limit: options.limit,
-      offset: options.offset,
-      filter: options.filter,
-      loadText: (path) => this.bodyText(path),
-      explain: options.explain === true,
+    const { config } = await this.loadTypesConfig();
+    const explain = options.explain === true;
+    const hidden = options.includeSensitive === true ? () => false : (path: string) => this.isHiddenNote(path);
+    const start = Math.max(0, options.offset);
+    const wanted = start + Math.max(0, options.limit);
+    // Re-ranking needs the best lexical hits beyond the page; without a types config (or vectors)
+    // only the page is asked for, as before, and asked again when hidden notes took places in it.
+    let pool = config ? Math.max(wanted, HYBRID_POOL) : wanted;
+    let page: SearchPage;
+    let visible: IndexHit[];
+    for (;;) {
+      page = await this.index.search(parsed, { limit: pool, offset: 0, filter: options.filter, loadText: (path) => this.bodyText(path), explain });
+      visible = page.hits.filter((hit) => !hidden(hit.path));
+      if (visible.length >= wanted || page.hits.length < pool || page.total <= pool) break;
+      pool = Math.min(Math.max(pool * 4, wanted + 2 * (pool - visible.length)), MAX_HIDDEN_POOL);
+      if (pool <= page.hits.length) break;
+    }
+    const hiddenSeen = page.hits.length - visible.length;
+    const byPath = new Map(visible.map((hit) => [hit.path, hit]));
+    const ranked = rankHybrid(
+      visible.map((hit) => ({ path: hit.path, lexical: hit.score })),
+      {
+        config,
+        now: this.options.clock.now(),
+        bestLexical: visible[0]?.score ?? 0,
+        // A note the graph reaches was never checked against +words, phrases or -words.
+        join: parsed.required.length === 0 && parsed.excluded.length === 0 && parsed.phrases.length === 0 && parsed.excludedPhrases.length === 0 && parsed.groups.length === 0,
+        mtime: (path) => this.records.get(path)?.mtime ?? null,
+        accept: (path) => {
+          const record = this.records.get(path);
+          return record !== undefined && record.isNote && !hidden(path) && (options.filter === undefined || options.filter(path));
+        },
+        graph: {
+          cache: (path) => this.options.metadata.getCache(path),
+          resolve: (linkpath, source) => this.options.metadata.getFirstLinkpathDest(linkpath, source),
+          incoming: (path) => this.incoming(path),
+          skip: hidden,
+        },
+      },
+      comparePaths,
+    );
+    const joined = ranked.length - visible.length;
+    const hits: SearchHit[] = ranked.slice(start, wanted).map(({ path, result }) => {
+      const lexical = byPath.get(path);
+      const hit: SearchHit = { path, score: roundScore(result.score), terms: lexical?.terms ?? [] };
+      if (explain) {
+        if (lexical?.explanation) hit.explanation = lexical.explanation;
+        hit.fusion = result;
+      }
+      return hit;
     });
-    const outcome: SearchOutcome = { total: page.total, hits: page.hits };
+    const outcome: SearchOutcome = { total: Math.max(0, page.total - hiddenSeen) + joined, hits };
     if (page.totalEstimated) outcome.total_estimated = true;
     return outcome;
+  }
+
+  async typesConfigStatus(): Promise<TypesConfigStatus> {
+    return (await this.loadTypesConfig()).status;
+  }
+
+  /** The vault's types config (chunk profiles, weights), or null when its note is absent or invalid. */
+  async typesConfig(): Promise<TypesConfig | null> {
+    return (await this.loadTypesConfig()).config;
+  }
+
+  /** The types note, parsed again only when its size or mtime changed; never throws. */
+  private async loadTypesConfig(): Promise<{ config: TypesConfig | null; status: TypesConfigStatus }> {
+    const record = this.records.get(TYPES_NOTE);
+    if (!record) return { config: null, status: { state: "absent", path: TYPES_NOTE } };
+    const known = this.typesLoaded;
+    if (known && known.mtime === record.mtime && known.size === record.size) return known;
+    let loaded: { config: TypesConfig | null; status: TypesConfigStatus };
+    try {
+      const text = stripBom(decoder.decode(await this.foreground.run(() => this.options.vault.readBytes(TYPES_NOTE))));
+      const config = parseTypesConfig(text);
+      loaded = { config, status: { state: "loaded", path: TYPES_NOTE, types: config.types.size, relations: config.relationWeights.size } };
+    } catch (error) {
+      const reason = error instanceof TypesConfigError ? error.message : `It could not be read (${describeFailure(error)}).`;
+      loaded = { config: null, status: { state: "invalid", path: TYPES_NOTE, error: `${reason} Until it is fixed, note_search ranks by words alone.` } };
+      // The reason quotes keys of a note: it goes to vault_list, not to the log.
+      this.options.logger.log({ level: "warn", event: "types_config_invalid", vault: this.name });
+    }
+    this.typesLoaded = { ...loaded, mtime: record.mtime, size: record.size };
+    return loaded;
+  }
+
+  /** Hidden from note_search unless asked for (hybrid.ts isHidden); remembered per mtime and size. */
+  private isHiddenNote(path: string): boolean {
+    const record = this.records.get(path);
+    if (!record) return false;
+    const known = this.hiddenNotes.get(path);
+    if (known && known.mtime === record.mtime && known.size === record.size) return known.hidden;
+    const hidden = record.isNote && isHidden(this.options.metadata.getCache(path)?.frontmatter);
+    this.hiddenNotes.set(path, { mtime: record.mtime, size: record.size, hidden });
+    return hidden;
   }
 }
 

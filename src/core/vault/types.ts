@@ -6,6 +6,8 @@ import type { NoteFacts } from "../notes/structure";
 import type { RecoveryReport } from "../write/transaction";
 import type { WritePath } from "../write/write-path";
 import type { ScoreExplanation } from "../search/ranking";
+import type { FusionResult } from "../search/fusion";
+import type { TypesConfigStatus } from "../search/types-config";
 
 export interface FileRecord extends FileStat {
   /** True for `.md` files; everything else is an attachment. */
@@ -60,8 +62,10 @@ export interface SearchHit {
   path: string;
   score: number;
   terms: string[];
-  /** The parts of `score`, when the search asked for them. */
+  /** The parts of the lexical score, when the search asked for them and the note matched words. */
   explanation?: ScoreExplanation;
+  /** The parts of the fused score (core/search/fusion.ts), when the search asked for them. */
+  fusion?: FusionResult;
 }
 
 export interface SearchOutcome {
@@ -75,8 +79,10 @@ export interface SearchOptions {
   limit: number;
   offset: number;
   filter?: (path: string) => boolean;
-  /** Each hit carries the parts of its score (see core/search/ranking.ts). */
+  /** Each hit carries the parts of its score (see core/search/ranking.ts and fusion.ts). */
   explain?: boolean;
+  /** Also notes marked `visibility: sensitive`, `draft`, `private_journal` or `needs_review` (core/search/hybrid.ts). */
+  includeSensitive?: boolean;
 }
 
 /** One vault as the engine serves it: the read view plus search and lifecycle. */
@@ -104,6 +110,8 @@ export interface VaultEngine extends VaultView {
   /** The last vault-wide change completed or undone at a start after a crash, or null. */
   lastRecovery(): RecoveryReport | null;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
+  /** Whether the vault's types note (core/search/types-config.ts) is absent, loaded or invalid, and why. */
+  typesConfigStatus(): Promise<TypesConfigStatus>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;
   /**

@@ -3,6 +3,8 @@ import { parseQuery } from "../../core/search/query";
 import { makeSnippet } from "../../core/search/snippet";
 import type { FileRecord, VaultEngine } from "../../core/vault/types";
 import type { ScoreExplanation } from "../../core/search/ranking";
+import type { FusionResult } from "../../core/search/fusion";
+import { isHidden } from "../../core/search/hybrid";
 import {
   allTagsMatcher,
   fileFilter,
@@ -23,7 +25,13 @@ import { conditionsFrom, matches } from "./properties";
 const ZERO_HITS_HINT =
   "No note matched. Try fewer or more general words, drop filters (prefix, tags, properties), or use vault_grep for exact text or a regular expression.";
 
-function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: ScoreExplanation) {
+interface HitExplanation extends Partial<ScoreExplanation> {
+  score: number;
+  /** Every component of the score with its weight (core/search/fusion.ts). */
+  fusion: FusionResult;
+}
+
+function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: HitExplanation) {
   const summary = engine.summary(record.path);
   return {
     path: record.path,
@@ -37,11 +45,25 @@ function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null,
   };
 }
 
+/** The first `wanted` notes of `recent` that are not hidden, and how many were passed over. */
+function visibleRecent(engine: VaultEngine, recent: readonly FileRecord[], wanted: number): { notes: FileRecord[]; hidden: number; walked: number } {
+  const notes: FileRecord[] = [];
+  let hidden = 0;
+  let walked = 0;
+  for (const file of recent) {
+    if (notes.length >= wanted) break;
+    walked++;
+    if (isHidden(engine.cache(file.path)?.frontmatter)) hidden++;
+    else notes.push(file);
+  }
+  return { notes, hidden, walked };
+}
+
 export const noteSearch = defineTool({
   name: "note_search",
   title: "Search notes",
   description:
-    'Full-text search over titles, aliases, headings, tags and bodies, best match first, with a snippet where <<matches>> are marked. Plain words need not all match (notes matching more rank higher); "exact phrase", +required, -excluded, OR, prefix* work. Filters: prefix (folder), glob, tags (all must match), modified_after, properties (frontmatter equality). Without a query: the most recently modified notes.',
+    'Full-text search over titles, aliases, headings, tags and bodies, best match first, with a snippet where <<matches>> are marked. Plain words need not all match (notes matching more rank higher); "exact phrase", +required, -excluded, OR, prefix* work. Filters: prefix (folder), glob, tags (all must match), modified_after, properties (frontmatter equality). Notes marked sensitive, draft, private_journal or needs_review are left out unless include_sensitive. With a types note (_config/types.md) hits are re-ranked by links, age and note type too. Without a query: the most recently modified notes.',
   group: "find",
   input: object({
     vault: vaultField,
@@ -53,7 +75,15 @@ export const noteSearch = defineTool({
     properties: optional(record({ description: 'Frontmatter properties that must equal the given values, e.g. {"status": "active"}.' })),
     limit: limitField(10, 50),
     offset: offsetField,
-    explain: optional(boolean({ description: "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight." })),
+    explain: optional(
+      boolean({
+        description:
+          "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight; and under `fusion` every component of the hybrid score (keyword, similarity, graph with the edges walked, time with age and λ, type) with the weights used.",
+      }),
+    ),
+    include_sensitive: optional(
+      boolean({ description: "Also list notes marked `visibility: sensitive`, `draft: true`, `private_journal: true` or `needs_review: true`, which are left out unless asked for." }),
+    ),
   }),
   annotations: READ_ONLY,
   async handler(ctx, args) {
@@ -82,9 +112,17 @@ export const noteSearch = defineTool({
         .files()
         .filter((file) => file.isNote && accept(file.path))
         .sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
-      const paged = page(recent, args.offset, args.limit);
-      total = paged.total;
-      hits = paged.items.map((file) => hitEntry(engine, file, null, undefined));
+      if (args.include_sensitive === true) {
+        const paged = page(recent, args.offset, args.limit);
+        total = paged.total;
+        hits = paged.items.map((file) => hitEntry(engine, file, null, undefined));
+      } else {
+        // Frontmatter is looked at only as far as the page reaches: on a large vault it is parsed on demand.
+        const shown = visibleRecent(engine, recent, args.offset + args.limit);
+        total = recent.length - shown.hidden;
+        totalEstimated = shown.hidden > 0 && shown.walked < recent.length;
+        hits = shown.notes.slice(args.offset).map((file) => hitEntry(engine, file, null, undefined));
+      }
     } else {
       const parsed = parseQuery(query);
       // Unfiltered, every indexed note is a file of the vault: no check per match (thousands for a common word).
@@ -93,6 +131,7 @@ export const noteSearch = defineTool({
         offset: args.offset,
         ...(filtered ? { filter: accept } : {}),
         ...(args.explain === true ? { explain: true } : {}),
+        ...(args.include_sensitive === true ? { includeSensitive: true } : {}),
       });
       total = outcome.total;
       totalEstimated = outcome.total_estimated === true;
@@ -102,7 +141,8 @@ export const noteSearch = defineTool({
         const file = engine.file(hit.path);
         if (!file) return;
         const body = bodies[position] ?? null;
-        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), hit.explanation));
+        const explanation = hit.fusion ? { ...(hit.explanation ?? {}), score: hit.score, fusion: hit.fusion } : undefined;
+        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), explanation));
       });
     }
     const result: Record<string, unknown> = {
