@@ -100,7 +100,7 @@ export const attachmentRead = defineTool({
   name: "attachment_read",
   title: "Read an attachment",
   description:
-    "Reads a non-note file in bounded windows, by its format: logs and other text files as byte windows that start and end at line starts (`max_bytes`), and structured formats as structure. When next_cursor is present, call again with the same path and cursor = next_cursor to continue; a cursor is refused once the file has changed. `raw: true` reads any text file as text windows. Use note_read for notes.",
+    "Reads a non-note file in bounded windows, by its format. Logs and other text: byte windows that start and end at line starts (`max_bytes`, `byte_offset`). CSV/TSV: the header and a window of rows (`offset`, `limit`; quoted fields parsed, delimiter sniffed). JSON and HAR: the value at `pointer` (RFC 6901, e.g. `/log/entries/0`), whole when small, else a window of its children with large ones summarised by their pointer. When next_cursor is present, call again with the same path and cursor = next_cursor to continue; a cursor is refused once the file has changed. `raw: true` reads any text file as text windows. Use note_read for notes.",
   group: "find",
   input: object({
     vault: vaultField,
