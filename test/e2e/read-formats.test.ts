@@ -9,7 +9,7 @@ import { hashToken, generateToken } from "../../src/auth/tokens";
 import { defaultUser } from "../../src/auth/users";
 import { FORMATS } from "../../src/core/formats";
 import { callTool, startTestServer, type TestServer, type ToolCallResult } from "../support/server";
-import { EDGE_VAULT, tempVault, type TempVault } from "../support/vaults";
+import { EDGE_VAULT, HELP_VAULT, tempVault, type TempVault } from "../support/vaults";
 
 let server: TestServer;
 let vault: TempVault;
@@ -50,6 +50,34 @@ const RECORDS = Array.from({ length: 500 }, (_, i) => ({
 }));
 const CONFIG = { name: "edge", "a/b": { "m~n": [1, 2, 3] }, nested: { deep: { value: "é" } }, empty: {} };
 
+// The full example of the Help vault's "Bases syntax" page, as a base file.
+const BASE_EXAMPLE = /```yaml\n(filters:[\s\S]*?)```/.exec(readFileSync(path.join(HELP_VAULT, "Bases/Bases syntax.md"), "utf8"))![1]!;
+// A base with three views, one of them using a formula nobody defined.
+const READING_BASE = [
+  "filters:",
+  "  and:",
+  "    - file.inFolder(\"Books\")",
+  "    - 'status != \"dropped\"'",
+  "formulas:",
+  "  pages_left: (pages - read).round()",
+  "properties:",
+  "  formula.pages_left:",
+  "    displayName: Pages left",
+  "views:",
+  "  - type: table",
+  "    name: Reading",
+  "    order: [file.name, formula.pages_left]",
+  "    summaries:",
+  "      formula.pages_left: Sum",
+  "  - type: cards",
+  "    name: Covers",
+  "    image: note.cover",
+  "  - type: list",
+  "    name: Finished",
+  "    order: [file.name, formula.finished_on]",
+  "",
+].join("\n");
+
 /** The files the tests read, written into a vault folder before its server starts. */
 function populate(dir: string): void {
   mkdirSync(path.join(dir, "logs"), { recursive: true });
@@ -62,6 +90,9 @@ function populate(dir: string): void {
   writeFileSync(path.join(dir, "data/config.json"), JSON.stringify(CONFIG, null, 2));
   writeFileSync(path.join(dir, "data/broken.json"), '{\n  "name": "edge",\n  "list": [1, 2,]\n}\n');
   copyFileSync(HAR_FIXTURE, path.join(dir, "data/session.har"));
+  writeFileSync(path.join(dir, "data/books.base"), BASE_EXAMPLE);
+  writeFileSync(path.join(dir, "data/reading.base"), READING_BASE);
+  writeFileSync(path.join(dir, "data/broken.base"), "views:\n  - type: table\n   name: x\n");
 }
 
 function errorOf(result: ToolCallResult): { code: string; message: string } {
@@ -337,5 +368,39 @@ describe("attachment_read: JSON and HAR", () => {
     assert.deepEqual(labels, [`GET ${origin}/ → 200`, `GET ${origin}/api/status?vault=edge → 200`, `GET ${origin}/export.csv → 200`, `GET ${origin}/missing.png → 404`]);
     const status = await read({ path: "data/session.har", pointer: "/log/entries/1/response/content/text" });
     assert.deepEqual(JSON.parse(status.structured.value as string), { vault: "edge", notes: 19, synced: true, pending: ["inbox/a.md", "inbox/b.md"] });
+  });
+});
+
+describe("attachment_read: Bases", () => {
+  test("the Help vault's example base comes as filters, formulas, properties, summaries and views", async () => {
+    const result = await read({ path: "data/books.base" });
+    assert.equal(result.isError, false, result.text);
+    const body = result.structured;
+    assert.equal(body.format, "base");
+    assert.equal(body.problems, undefined);
+    assert.deepEqual(body.formulas, { formatted_price: 'if(price, price.toFixed(2) + " dollars")', ppu: "(price / age).toFixed(2)" });
+    assert.deepEqual(Object.keys(body.properties as object), ["status", "formula.formatted_price", "file.ext"]);
+    assert.deepEqual(body.summaries, { customAverage: "values.mean().round(3)" });
+    assert.equal(body.total_views, 1);
+    const [view] = body.views as Array<Record<string, unknown>>;
+    assert.equal(view!.name, "My table");
+    assert.equal(view!.limit, 10);
+    assert.deepEqual(view!.order, ["file.name", "file.ext", "note.age", "formula.ppu", "formula.formatted_price"]);
+    assert.deepEqual((body.filters as { or: unknown[] }).or[0], 'file.hasTag("tag")');
+  });
+
+  test("views come in windows through the cursor; unknown view fields are kept; an undefined formula is a problem", async () => {
+    const pages = await readAll({ path: "data/reading.base", limit: 1 });
+    assert.deepEqual(pages.flatMap((page) => (page.views as Array<{ name: string }>).map((view) => view.name)), ["Reading", "Covers", "Finished"]);
+    assert.equal((pages[1]!.views as Array<Record<string, unknown>>)[0]!.image, "note.cover");
+    assert.deepEqual(pages[0]!.problems, ["`formula.finished_on` is used but no formula `finished_on` is defined under `formulas`"]);
+  });
+
+  test("a base whose YAML is broken is refused with the line", async () => {
+    const error = errorOf(await read({ path: "data/broken.base" }));
+    assert.equal(error.code, "invalid_argument");
+    assert.match(error.message, /its YAML is invalid at line 3/);
+    const raw = await read({ path: "data/broken.base", raw: true });
+    assert.equal(raw.structured.content, "views:\n  - type: table\n   name: x\n");
   });
 });

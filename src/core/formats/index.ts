@@ -1,11 +1,12 @@
 // The readers attachment_read knows. A new format is one import and one entry here (see registry.ts).
 import { FormatRegistry, type FormatReader } from "./registry";
+import { baseReader } from "./bases";
 import { canvasReader } from "./canvas";
 import { csvReader } from "./csv";
 import { harReader, jsonReader } from "./json";
 import { textReader } from "./text";
 
-export const FORMAT_READERS: readonly FormatReader[] = [textReader, csvReader, jsonReader, harReader, canvasReader];
+export const FORMAT_READERS: readonly FormatReader[] = [textReader, csvReader, jsonReader, harReader, canvasReader, baseReader];
 
 export const FORMATS = new FormatRegistry(FORMAT_READERS);
 
