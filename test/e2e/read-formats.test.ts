@@ -352,6 +352,17 @@ describe("attachment_read: JSON and HAR", () => {
     assert.equal(errorOf(await read({ path: "data/config.json", pointer: "nested" })).code, "invalid_argument");
   });
 
+  test("JSON over 16 MiB is not parsed: refused with the way to read it as text", async () => {
+    const line = `${JSON.stringify({ id: 1, text: "x".repeat(1000) })},\n`;
+    writeFileSync(path.join(vault.dir, "data/huge.json"), `[\n${line.repeat(17 * 1024)}{}]\n`);
+    const refused = errorOf(await read({ path: "data/huge.json" }));
+    assert.equal(refused.code, "too_large");
+    assert.match(refused.message, /raw: true/);
+    const raw = await read({ path: "data/huge.json", raw: true, max_bytes: 4096 });
+    assert.equal(raw.isError, false, raw.text);
+    assert.equal(raw.structured.first_line, 1);
+  });
+
   test("a HAR recorded from headless Chromium: an overview at the root, one line per request under /log/entries", async () => {
     const har = JSON.parse(readFileSync(HAR_FIXTURE, "utf8")) as { log: { entries: Array<{ request: { url: string } }> } };
     const root = await read({ path: "data/session.har" });

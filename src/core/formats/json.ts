@@ -275,8 +275,18 @@ function harOverview(root: Json): Record<string, unknown> | undefined {
   };
 }
 
+/** JSON.parse holds the event loop for the whole document; larger files are read as text windows. */
+export const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
 function readJson(request: FormatRequest, format: "json" | "har"): FormatResult {
   const { args } = request;
+  if (request.bytes.length > MAX_JSON_BYTES) {
+    throw new ToolError(
+      "too_large",
+      `"${request.path}" is ${request.bytes.length} bytes; JSON over ${MAX_JSON_BYTES} bytes is not parsed. Read it as text with raw: true, or find lines in it with vault_grep.`,
+      { details: { path: request.path, bytes: request.bytes.length, limit: MAX_JSON_BYTES } },
+    );
+  }
   const text = decoder.decode(request.bytes);
   const root = parseJson(request.path, text);
   const tokens = parsePointer(args.pointer);

@@ -80,7 +80,7 @@ export const noteRead = defineTool({
   name: "note_read",
   title: "Read a note",
   description:
-    `Returns a note's text (frontmatter included) as a window of at most max_bytes bytes (default ${DEFAULT_WINDOW_BYTES}; a window that would not fit the response limit ends earlier), with content_hash for later edits. When next_byte_offset is present, call again with byte_offset = next_byte_offset and the same content_hash to continue. \`heading\` returns one section only. Canvas files are returned as their JSON. Call note_outline first on long notes.`,
+    `Returns a note's text (frontmatter included) as a window of at most max_bytes bytes (default ${DEFAULT_WINDOW_BYTES}; a window that would not fit the response limit ends earlier), with content_hash for later edits. When next_byte_offset is present, call again with byte_offset = next_byte_offset and the same content_hash to continue. \`heading\` returns one section only. Canvas files are returned as their JSON (attachment_read gives their nodes and edges). Call note_outline first on long notes.`,
   group: "find",
   input: object({
     vault: vaultField,
