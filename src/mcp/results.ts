@@ -3,7 +3,7 @@
 // whose text is in structuredContent too: some clients hand their model only structuredContent.
 import { ProtocolErrorCode as ErrorCode, type CallToolResult } from "@modelcontextprotocol/server";
 import { isToolError, ToolError } from "../core/errors";
-import type { ToolResult } from "../tools/types";
+import type { ImageBlock, ToolResult } from "../tools/types";
 import { encodeResult } from "./truncate";
 
 /** MCP's code for a resource that does not exist; the SDK sends it as -32602, as 2026-07-28 requires. */
@@ -17,9 +17,10 @@ export interface EncodedResult {
   text: string;
 }
 
-export function successResult(value: ToolResult): EncodedResult {
+export function successResult(value: ToolResult, images: readonly ImageBlock[] = []): EncodedResult {
   const text = encodeResult(value);
-  return { result: { content: [{ type: "text", text }], structuredContent: value }, text };
+  const pictures = images.map((image) => ({ type: "image" as const, data: image.data, mimeType: image.mimeType }));
+  return { result: { content: [{ type: "text", text }, ...pictures], structuredContent: value }, text };
 }
 
 /** The argument an error is about, as a JSON path (`limit`, `tags[2]`), when the error names one itself. */

@@ -5,7 +5,7 @@ import { isToolError, ToolError } from "../core/errors";
 import type { Logger } from "../core/ports";
 import { isMutating, toolsFor } from "../tools/registry";
 import { offersGroup } from "../tools/toolsets";
-import type { AnyToolDefinition, ToolContext, ToolResult, UserInfo, VaultDirectory } from "../tools/types";
+import { imagesOf, type AnyToolDefinition, type ToolContext, type ToolResult, type UserInfo, type VaultDirectory } from "../tools/types";
 import { argumentAtFault, auditToolCall } from "./audit";
 import { logUnexpected } from "./diagnostics";
 import { errorResult, internalToolError, namedArgument, successResult, type EncodedResult } from "./results";
@@ -96,7 +96,7 @@ export class ToolCatalog {
   private encode(name: string, outcome: Outcome): EncodedResult {
     if ("error" in outcome) return errorResult(outcome.error, outcome.argument);
     const paging = pagingOf(name, this.usable.get(name), outcome.args);
-    return successResult(fitResult(outcome.result, this.options.maxResponseBytes, paging));
+    return successResult(fitResult(outcome.result, this.options.maxResponseBytes, paging), imagesOf(outcome.result));
   }
 
   private async execute(name: string, rawArgs: unknown, environment: CallEnvironment): Promise<Outcome> {

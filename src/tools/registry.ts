@@ -1,5 +1,6 @@
 // Every tool the engine offers, and the slice a given user may see: the user's toolsets, then the
 // read-only filter on top.
+import { attachmentRead } from "./find/attachment-read";
 import { attachmentList, noteList } from "./find/note-list";
 import { noteBacklinks, noteRelated } from "./find/links";
 import { noteOutline, noteRead } from "./find/note-read";
@@ -35,6 +36,7 @@ export const FIND_TOOLS: readonly AnyToolDefinition[] = [
   tagList,
   taskList,
   attachmentList,
+  attachmentRead,
   noteQuery,
 ];
 

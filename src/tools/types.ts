@@ -59,6 +59,28 @@ export interface ToolContext {
 
 export type ToolResult = Record<string, unknown>;
 
+/** An image sent as MCP image content beside the result's text (attachment_read of an image or a PDF page). */
+export interface ImageBlock {
+  /** Base64, standard alphabet, padded. */
+  data: string;
+  mimeType: string;
+}
+
+// A symbol key: JSON (the result's text and structuredContent) never carries the image bytes, and the
+// response limit, which measures that JSON, does not count them; the reader sizes images itself.
+const IMAGES = Symbol("images");
+
+/** The result, carrying images to send after its text. */
+export function withImages(result: ToolResult, images: readonly ImageBlock[]): ToolResult {
+  if (images.length > 0) Object.defineProperty(result, IMAGES, { value: [...images], enumerable: false });
+  return result;
+}
+
+export function imagesOf(result: ToolResult): readonly ImageBlock[] {
+  const images: unknown = (result as { [IMAGES]?: unknown })[IMAGES];
+  return Array.isArray(images) ? (images as ImageBlock[]) : [];
+}
+
 export interface ToolDefinition<S extends Shape = Shape> {
   name: string;
   title: string;

@@ -44,11 +44,11 @@ describe("tools/list", () => {
     }
   });
 
-  test("note_read, vault_grep and note_query declare the response limit as their result size for Claude Code; other tools declare nothing", async () => {
+  test("note_read, attachment_read, vault_grep and note_query declare the response limit as their result size for Claude Code; other tools declare nothing", async () => {
     const { tools } = await (await server.connect()).listTools();
     const declared = Object.fromEntries(tools.filter((tool) => tool._meta !== undefined).map((tool) => [tool.name, tool._meta]));
     const meta = { "anthropic/maxResultSizeChars": DEFAULT_MAX_RESPONSE_BYTES };
-    assert.deepEqual(declared, { vault_grep: meta, note_read: meta, note_query: meta });
+    assert.deepEqual(declared, { vault_grep: meta, note_read: meta, attachment_read: meta, note_query: meta });
   });
 });
 

@@ -15,7 +15,7 @@ import { startHttpServer, type RunningHttpServer } from "../../src/http/server";
 import { createMcpRequestHandler } from "../../src/mcp/transport";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../src/mcp/truncate";
 import { boolean, integer, object, optional, string, withDefault } from "../../src/tools/schema";
-import { defineTool, READ_ONLY, type AnyToolDefinition } from "../../src/tools/types";
+import { defineTool, READ_ONLY, withImages, type AnyToolDefinition } from "../../src/tools/types";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
 
 export const WRITER_TOKEN = "sbm_writer-token-0000000000000001";
@@ -150,7 +150,21 @@ export const probeProgress = defineTool({
   },
 });
 
-export const TEST_TOOLS: AnyToolDefinition[] = [probeRead, probeWrite, probeList, probeCrash, probeProgress];
+/** A 1×1 red PNG. */
+export const ONE_PIXEL_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+export const probeImage = defineTool({
+  name: "probe_image",
+  title: "Probe image",
+  description: "Returns a one-pixel PNG as image content beside its result.",
+  group: "find",
+  input: object({}),
+  annotations: READ_ONLY,
+  handler: async () => withImages({ width: 1, height: 1 }, [{ data: ONE_PIXEL_PNG, mimeType: "image/png" }]),
+});
+
+export const TEST_TOOLS: AnyToolDefinition[] = [probeRead, probeWrite, probeList, probeCrash, probeProgress, probeImage];
 
 export interface McpTestServer {
   http: RunningHttpServer;

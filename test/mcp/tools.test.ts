@@ -49,6 +49,17 @@ test("a tool with large results declares the response limit as anthropic/maxResu
   assert.deepEqual(listedTool(probeList, 10_000_000)._meta, { [MAX_RESULT_SIZE_META]: 500_000 }, "Claude Code's ceiling");
 });
 
+test("a result with images sends them as image content after its text, outside the JSON text and structuredContent", async () => {
+  const result = await (await server.connect(WRITER_TOKEN)).callTool({ name: "probe_image", arguments: {} });
+  const content = result.content as Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
+  assert.deepEqual(content.map((block) => block.type), ["text", "image"]);
+  assert.deepEqual(JSON.parse(content[0]!.text!), { width: 1, height: 1 });
+  assert.deepEqual(result.structuredContent, { width: 1, height: 1 });
+  assert.equal(content[1]!.mimeType, "image/png");
+  const bytes = Buffer.from(content[1]!.data!, "base64");
+  assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "the client decodes a PNG");
+});
+
 test("a read-only user is not offered a mutating tool and is refused when calling it by name", async () => {
   const client = await server.connect(READER_TOKEN);
   const { tools } = await client.listTools();

@@ -3,6 +3,7 @@ import { ToolError } from "../../core/errors";
 import { FRONTMATTER_LIMIT_BYTES, FRONTMATTER_LIMIT_TEXT, oversizeFrontmatter } from "../../core/notes/frontmatter";
 import { sameHash } from "../../core/notes/hash";
 import { findSection } from "../../core/notes/sections";
+import { extname } from "../../core/notes/paths";
 import { parseNote, stripBom } from "../../core/notes/structure";
 import { DEFAULT_WINDOW_BYTES } from "../../core/notes/window";
 import type { CachedMetadata } from "../../core/notes/metadata";
@@ -20,7 +21,9 @@ function isCanvas(path: string): boolean {
 
 /** Reads a note (or canvas) as text, refusing binaries and oversize files with the reason. */
 async function readText(engine: VaultEngine, input: string): Promise<{ file: ReadFile; text: string }> {
-  const file = await engine.read(input, { note: !isCanvas(input) });
+  const file = await engine.read(input, { note: !isCanvas(input) }).catch(async (error: unknown) => {
+    throw (await attachmentInstead(engine, input)) ?? error;
+  });
   if (file.text === undefined) {
     throw new ToolError(
       "too_large",
@@ -29,6 +32,21 @@ async function readText(engine: VaultEngine, input: string): Promise<{ file: Rea
     );
   }
   return { file, text: file.text };
+}
+
+/** `diagram.png` is not the note `diagram.png.md`: when the file itself exists, say which tool reads it. */
+async function attachmentInstead(engine: VaultEngine, input: string): Promise<ToolError | null> {
+  try {
+    const { path, stat } = await engine.resolve(input);
+    if (!stat || extname(path) === "md") return null;
+    return new ToolError(
+      "invalid_argument",
+      `"${path}" is an attachment, not a note; note_read reads notes (.md) and canvases. Call attachment_read with this path to read it.`,
+      { details: { path } },
+    );
+  } catch {
+    return null;
+  }
 }
 
 /** The host's cached structure when it describes these very bytes, else a fresh parse. */

@@ -1,0 +1,26 @@
+// The readers attachment_read knows. A new format is one import and one entry here (see registry.ts).
+import { FormatRegistry, type FormatReader } from "./registry";
+import { textReader } from "./text";
+
+export const FORMAT_READERS: readonly FormatReader[] = [textReader];
+
+export const FORMATS = new FormatRegistry(FORMAT_READERS);
+
+/**
+ * Binary formats without a reader on this server yet: refused by name, with what to do instead, rather
+ * than sniffed. Once a reader takes an extension, the registry answers first.
+ */
+export const PENDING_FORMATS: Readonly<Record<string, string>> = {
+  pdf: "PDF",
+  png: "image",
+  jpg: "image",
+  jpeg: "image",
+  gif: "image",
+  webp: "image",
+  bmp: "image",
+  avif: "image",
+  heic: "image",
+  tif: "image",
+  tiff: "image",
+  ico: "image",
+};
