@@ -23,7 +23,7 @@ function stream(content: Buffer, compress: boolean): Buffer {
   return Buffer.concat([Buffer.from(`<< /Length ${data.length}${compress ? " /Filter /FlateDecode" : ""} >>\nstream\n`, "latin1"), data, Buffer.from("\nendstream", "latin1")]);
 }
 
-/** One page per text, Helvetica, uncompressed. */
+/** One page per text, Helvetica at 1 pt so long texts stay on the page (pdf.js drops text outside it), one line per "\n". */
 export function simplePdf(texts: string[]): Buffer {
   const pageIds = texts.map((_, index) => 4 + index * 2);
   const objects: (string | Buffer)[] = [
@@ -33,7 +33,8 @@ export function simplePdf(texts: string[]): Buffer {
   ];
   texts.forEach((text, index) => {
     objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + index * 2} 0 R >>`);
-    objects.push(stream(Buffer.from(`BT /F1 12 Tf 72 720 Td (${text.replace(/[()\\]/g, "\\$&")}) Tj ET`, "latin1"), false));
+    const lines = text.split("\n").map((line) => `(${line.replace(/[()\\]/g, "\\$&")}) Tj T*`);
+    objects.push(stream(Buffer.from(`BT /F1 1 Tf 1.2 TL 10 780 Td ${lines.join(" ")} ET`, "latin1"), false));
   });
   return writePdf(objects);
 }

@@ -9,6 +9,8 @@ export interface PdfPagesRequest {
   /** 1-based, inclusive. */
   first_page: number;
   last_page: number;
+  /** Stop after the page that brings the text to this many characters: more would not fit the response. */
+  max_chars?: number;
 }
 
 export interface BinaryReaderPort {

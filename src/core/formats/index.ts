@@ -1,8 +1,9 @@
 // The readers attachment_read knows. A new format is one import and one entry here (see registry.ts).
 import { FormatRegistry, type FormatReader } from "./registry";
 import { textReader } from "./text";
+import { imageReader, pdfReader } from "./binary-formats";
 
-export const FORMAT_READERS: readonly FormatReader[] = [textReader];
+export const FORMAT_READERS: readonly FormatReader[] = [textReader, pdfReader, imageReader];
 
 export const FORMATS = new FormatRegistry(FORMAT_READERS);
 
@@ -11,12 +12,6 @@ export const FORMATS = new FormatRegistry(FORMAT_READERS);
  * than sniffed. Once a reader takes an extension, the registry answers first.
  */
 export const PENDING_FORMATS: Readonly<Record<string, string>> = {
-  pdf: "PDF",
-  png: "image",
-  jpg: "image",
-  jpeg: "image",
-  gif: "image",
-  webp: "image",
   bmp: "image",
   avif: "image",
   heic: "image",

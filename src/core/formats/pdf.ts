@@ -38,6 +38,8 @@ export interface PdfTextRequest {
   last_page: number;
   /** Wall-clock budget in ms; the host's clock is passed in as `now`. */
   budget_ms: number;
+  /** Stop after the page that brings the text to this many characters (at least one page is read). */
+  max_chars?: number;
 }
 
 export interface PdfPageText {
@@ -150,8 +152,10 @@ export async function extractPdfText(pdfjs: PdfJsLike, bytes: Uint8Array, path: 
     const author = infoString(metadata.info, "Author");
     if (title !== undefined) result.title = title;
     if (author !== undefined) result.author = author;
+    let chars = 0;
     for (let page = request.first_page; page <= last; page += 1) {
-      if (result.pages.length >= PDF_MAX_PAGES || (result.pages.length > 0 && now() - started > request.budget_ms)) {
+      const enough = request.max_chars !== undefined && chars >= request.max_chars;
+      if (result.pages.length >= PDF_MAX_PAGES || (result.pages.length > 0 && (enough || now() - started > request.budget_ms))) {
         result.next_page = page;
         break;
       }
@@ -166,6 +170,7 @@ export async function extractPdfText(pdfjs: PdfJsLike, bytes: Uint8Array, path: 
       const entry: PdfPageText = { page, text: text.slice(0, PDF_PAGE_CHAR_LIMIT), chars: text.length };
       if (text.length > PDF_PAGE_CHAR_LIMIT) entry.cut = true;
       result.pages.push(entry);
+      chars += entry.text.length;
     }
     return result;
   } finally {

@@ -14,6 +14,7 @@ export type BinaryJob =
   | { id: number; kind: "image"; bytes: Uint8Array; path: string; limits: ImageLimits };
 
 export type BinaryReply =
+  | { id: number; begin: true }
   | { id: number; pdf: PdfText }
   | { id: number; image: PreparedImage }
   | { id: number; error: SerializedToolError }
@@ -21,6 +22,8 @@ export type BinaryReply =
 
 /** A job still running after this long is stopped with its worker. */
 export const BINARY_JOB_TIMEOUT_MS = 30_000;
+/** A worker that has not begun a job after this long (starting, loading pdf.js) is stopped too. */
+const START_TIMEOUT_MS = 60_000;
 /** Heap of one worker; typed arrays (decoded streams, pixels) are bounded by the readers' own limits. */
 export const BINARY_WORKER_HEAP_MB = 512;
 const MAX_WORKERS = 2;
@@ -162,7 +165,10 @@ export class WorkerBinaryReader implements BinaryReaderPort {
       };
       const onMessage = (reply: BinaryReply): void => {
         if (reply.id !== id) return;
-        if ("error" in reply) finish(() => reject(deserializeToolError(reply.error)), true);
+        if ("begin" in reply) {
+          clearTimeout(timer);
+          timer = setTimeout(onTimeout, this.timeoutMs);
+        } else if ("error" in reply) finish(() => reject(deserializeToolError(reply.error)), true);
         else if ("failure" in reply) finish(() => reject(new Error(`reading ${input.kind} failed in the binary worker: ${reply.failure}`)), true);
         else finish(() => resolve(reply), true);
       };
@@ -181,7 +187,7 @@ export class WorkerBinaryReader implements BinaryReaderPort {
         );
       };
       const onExit = (): void => finish(() => reject(new Error("the binary worker exited during a job")), false);
-      const timer = setTimeout(() => {
+      const onTimeout = (): void => {
         finish(
           () =>
             reject(
@@ -193,7 +199,8 @@ export class WorkerBinaryReader implements BinaryReaderPort {
             ),
           false,
         );
-      }, this.timeoutMs);
+      };
+      let timer = setTimeout(onTimeout, Math.max(START_TIMEOUT_MS, this.timeoutMs));
       slot.worker.on("message", onMessage);
       slot.worker.on("error", onError);
       slot.worker.on("exit", onExit);

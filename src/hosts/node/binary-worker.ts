@@ -11,11 +11,15 @@ let pdfjs: Promise<PdfJsLike> | null = null;
 
 async function run(job: BinaryJob): Promise<BinaryReply> {
   try {
+    // The job's time limit starts now, once pdf.js is loaded: a worker's start is not the file's doing.
+    // unpdf's build of pdf.js carries its worker inline and runs it in this thread: no worker file.
+    if (job.kind === "pdf") pdfjs ??= import("unpdf/pdfjs");
+    if (pdfjs) await pdfjs;
+    parentPort?.postMessage({ id: job.id, begin: true } satisfies BinaryReply);
     if (job.kind === "image") {
       const image = prepareImage(job.bytes, job.path, job.limits);
       return { id: job.id, image };
     }
-    // unpdf's build of pdf.js carries its worker inline and runs it in this thread: no worker file.
     pdfjs ??= import("unpdf/pdfjs");
     const text = await extractPdfText(await pdfjs, job.bytes, job.path, { ...job.request, budget_ms: PDF_TIME_BUDGET_MS }, () => Date.now());
     return { id: job.id, pdf: text };
