@@ -3,7 +3,7 @@
 // same path checks as every other read.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { hashToken, generateToken } from "../../src/auth/tokens";
 import { defaultUser } from "../../src/auth/users";
@@ -25,6 +25,45 @@ for (let i = 1; i <= 400; i++) {
 logLines.splice(200, 0, `2026-12-05T18:00:00.000Z DEBUG payload=${"é".repeat(3000)}`);
 const LOG = `${logLines.join("\n")}\n`;
 
+const HAR_FIXTURE = path.resolve(__dirname, "../fixtures/formats/chromium.har");
+
+// A contact export as spreadsheets write one: BOM, CRLF, quoted commas, line breaks and quotes in fields.
+const PEOPLE: string[][] = [];
+for (let i = 1; i <= 250; i++) {
+  PEOPLE.push([String(i), i % 3 === 0 ? `Müller, Jörg ${i}` : `Person ${i}`, i % 5 === 0 ? `Line one\r\nline "two" ${i}` : `note ${i}`, i % 2 === 0 ? "" : "✓"]);
+}
+function csvField(value: string, delimiter: string): string {
+  return /["\r\n]/.test(value) || value.includes(delimiter) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+function csvText(rows: string[][], delimiter: string): string {
+  return rows.map((row) => row.map((field) => csvField(field, delimiter)).join(delimiter)).join("\r\n") + "\r\n";
+}
+const PEOPLE_HEADER = ["id", "name", "remarks", "done"];
+const PEOPLE_CSV = `\uFEFF${csvText([PEOPLE_HEADER, ...PEOPLE], ",")}`;
+
+// Records of an export: small ones and, every 50th, one with a large nested history.
+const RECORDS = Array.from({ length: 500 }, (_, i) => ({
+  id: i,
+  title: `Record ${i}`,
+  tags: ["a", "b"],
+  ...(i % 50 === 0 ? { history: Array.from({ length: 200 }, (_, j) => ({ at: `2026-01-${String((j % 28) + 1).padStart(2, "0")}`, by: "sync", change: `edit ${j}` })) } : {}),
+}));
+const CONFIG = { name: "edge", "a/b": { "m~n": [1, 2, 3] }, nested: { deep: { value: "é" } }, empty: {} };
+
+/** The files the tests read, written into a vault folder before its server starts. */
+function populate(dir: string): void {
+  mkdirSync(path.join(dir, "logs"), { recursive: true });
+  mkdirSync(path.join(dir, "data"), { recursive: true });
+  writeFileSync(path.join(dir, "logs/sync.log"), LOG);
+  writeFileSync(path.join(dir, "data/people.csv"), PEOPLE_CSV);
+  writeFileSync(path.join(dir, "data/umsatz.csv"), 'Kunde;Betrag;Datum\n"Schmidt; Co";1.234,50;05.12.2026\nMeier;99,00;06.12.2026\n');
+  writeFileSync(path.join(dir, "data/table.tsv"), "a\tb\n1\t2\n3\t4\n");
+  writeFileSync(path.join(dir, "data/records.json"), JSON.stringify(RECORDS, null, 2));
+  writeFileSync(path.join(dir, "data/config.json"), JSON.stringify(CONFIG, null, 2));
+  writeFileSync(path.join(dir, "data/broken.json"), '{\n  "name": "edge",\n  "list": [1, 2,]\n}\n');
+  copyFileSync(HAR_FIXTURE, path.join(dir, "data/session.har"));
+}
+
 function errorOf(result: ToolCallResult): { code: string; message: string } {
   assert.equal(result.isError, true, result.text);
   return result.structured.error as { code: string; message: string };
@@ -33,8 +72,7 @@ function errorOf(result: ToolCallResult): { code: string; message: string } {
 before(async () => {
   vault = tempVault(EDGE_VAULT);
   other = tempVault(EDGE_VAULT);
-  mkdirSync(path.join(vault.dir, "logs"), { recursive: true });
-  writeFileSync(path.join(vault.dir, "logs/sync.log"), LOG);
+  populate(vault.dir);
   writeFileSync(path.join(vault.dir, "logs/notes.txt"), "first line\nsecond line\n");
   writeFileSync(path.join(vault.dir, "logs/blob.bin"), new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2, 3]));
   writeFileSync(path.join(vault.dir, "Attachments/scan.pdf"), "%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n");
@@ -100,8 +138,7 @@ describe("attachment_read: text and logs", () => {
 
   test("a window over the response limit ends early at a line start and continues from the cursor", async () => {
     const copy = tempVault(EDGE_VAULT);
-    mkdirSync(path.join(copy.dir, "logs"));
-    writeFileSync(path.join(copy.dir, "logs/sync.log"), LOG);
+    populate(copy.dir);
     const small = await startTestServer({ fixture: EDGE_VAULT, vault: copy, name: "edge", extra: { maxResponseBytes: 4000 } });
     try {
       let cursor: string | undefined;
@@ -118,6 +155,18 @@ describe("attachment_read: text and logs", () => {
       } while (cursor !== undefined && parts.length < 500);
       assert.equal(parts.join(""), LOG);
       assert.ok(shortened > 0);
+      // Rows and JSON children shrink the same way: every page fits, nothing is cut, nothing is lost.
+      const call = async (args: Record<string, unknown>) => {
+        const result = await small.call("attachment_read", args);
+        assert.ok(Buffer.byteLength(result.text) <= 4000, `${Buffer.byteLength(result.text)} bytes`);
+        assert.equal(result.structured.response_truncated, undefined);
+        return result;
+      };
+      const rows = await readAll({ path: "data/people.csv", limit: 1000 }, call);
+      assert.ok(rows.some((page) => page.window_shortened !== undefined));
+      assert.deepEqual(rows.flatMap((page) => page.rows as string[][]), PEOPLE);
+      const records = await readAll({ path: "data/records.json", max_bytes: 64 * 1024 }, call);
+      assert.deepEqual(records.flatMap((page) => (page.children as Array<{ key: string }>).map((child) => child.key)), RECORDS.map((_, i) => String(i)));
     } finally {
       await small.stop();
       copy.cleanup();
@@ -177,5 +226,116 @@ describe("attachment_read: paths", () => {
     assert.equal(errorOf(await read({ vault: "other", path: "secret.log" })).code, "unknown_vault");
     assert.equal(errorOf(await read({ path: "logs/missing.log" })).code, "not_found");
     assert.equal(errorOf(await read({ path: "logs" })).code, "not_found", "a folder is not a file");
+  });
+});
+
+/** Every page of a read, following next_cursor; `args` go with the first call only (the cursor holds them after). */
+async function readAll(args: Record<string, unknown>, call: (args: Record<string, unknown>) => Promise<ToolCallResult> = read): Promise<Array<Record<string, unknown>>> {
+  const pages: Array<Record<string, unknown>> = [];
+  let cursor: string | undefined;
+  do {
+    const kept = Object.fromEntries(["limit", "max_bytes"].filter((key) => args[key] !== undefined).map((key) => [key, args[key]]));
+    const result = await call(cursor ? { path: args.path, cursor, ...kept } : args);
+    assert.equal(result.isError, false, result.text);
+    pages.push(result.structured);
+    cursor = result.structured.next_cursor as string | undefined;
+  } while (cursor !== undefined && pages.length < 1000);
+  return pages;
+}
+
+describe("attachment_read: CSV and TSV", () => {
+  test("header and rows: quoted commas, line breaks and quotes parsed, BOM dropped, every row once across the cursor", async () => {
+    const pages = await readAll({ path: "data/people.csv", limit: 60 });
+    assert.equal(pages.length, 5);
+    const first = pages[0]!;
+    assert.equal(first.format, "csv");
+    assert.equal(first.delimiter, ",");
+    assert.deepEqual(first.header, PEOPLE_HEADER);
+    assert.equal(first.columns, 4);
+    assert.equal(first.total_rows, 250);
+    assert.deepEqual(pages.map((page) => page.offset), [0, 60, 120, 180, 240]);
+    assert.deepEqual(pages.flatMap((page) => page.rows as string[][]), PEOPLE);
+    assert.equal(pages.at(-1)!.next_cursor, undefined);
+  });
+
+  test("offset and limit pick a window of rows without a cursor", async () => {
+    const result = await read({ path: "data/people.csv", offset: 99, limit: 3 });
+    assert.deepEqual(result.structured.rows, PEOPLE.slice(99, 102));
+    assert.equal(result.structured.returned, 3);
+    assert.equal(typeof result.structured.next_cursor, "string");
+  });
+
+  test("a semicolon export is sniffed (a semicolon inside quotes does not count), and .tsv is split at tabs", async () => {
+    const umsatz = await read({ path: "data/umsatz.csv" });
+    assert.equal(umsatz.structured.delimiter, ";");
+    assert.deepEqual(umsatz.structured.header, ["Kunde", "Betrag", "Datum"]);
+    assert.deepEqual(umsatz.structured.rows, [["Schmidt; Co", "1.234,50", "05.12.2026"], ["Meier", "99,00", "06.12.2026"]]);
+    const tsv = await read({ path: "data/table.tsv" });
+    assert.equal(tsv.structured.delimiter, "tab");
+    assert.deepEqual(tsv.structured.rows, [["1", "2"], ["3", "4"]]);
+    assert.equal(tsv.structured.total_rows, 2);
+  });
+
+  test("raw: true reads the CSV as text windows", async () => {
+    const result = await read({ path: "data/table.tsv", raw: true });
+    assert.equal(result.structured.format, "text");
+    assert.equal(result.structured.content, "a\tb\n1\t2\n3\t4\n");
+  });
+});
+
+describe("attachment_read: JSON and HAR", () => {
+  test("a small document comes whole; a pointer with ~1 and ~0 escapes reads one member", async () => {
+    const whole = await read({ path: "data/config.json" });
+    assert.equal(whole.structured.format, "json");
+    assert.equal(whole.structured.type, "object");
+    assert.deepEqual(whole.structured.value, CONFIG);
+    const member = await read({ path: "data/config.json", pointer: "/a~1b/m~0n/1" });
+    assert.equal(member.structured.value, 2);
+    assert.equal(member.structured.pointer, "/a~1b/m~0n/1");
+  });
+
+  test("a large array comes as windows of children: small ones inline, large ones summarised with their pointer", async () => {
+    const pages = await readAll({ path: "data/records.json" });
+    assert.ok(pages.length > 1, "more than one window");
+    const children = pages.flatMap((page) => page.children as Array<Record<string, unknown>>);
+    assert.deepEqual(children.map((child) => child.key), RECORDS.map((_, i) => String(i)), "each child exactly once, in order");
+    for (const page of pages) assert.equal(page.size, 500);
+    const large = children.find((child) => child.key === "50")!;
+    assert.equal(large.value, undefined);
+    assert.equal(large.type, "object");
+    assert.equal(large.pointer, "/50");
+    assert.deepEqual(large.first_keys, ["id", "title", "tags", "history"]);
+    assert.deepEqual(children.find((child) => child.key === "51")!.value, RECORDS[51]);
+    const history = await readAll({ path: "data/records.json", pointer: "/50/history", limit: 80, max_bytes: 2048 });
+    assert.ok(history.length > 2);
+    assert.deepEqual(history.flatMap((page) => (page.children as Array<{ value: unknown }>).map((child) => child.value)), RECORDS[50]!.history);
+  });
+
+  test("invalid JSON is refused with its line and column; a missing member names what is there", async () => {
+    const broken = errorOf(await read({ path: "data/broken.json" }));
+    assert.equal(broken.code, "invalid_argument");
+    assert.match(broken.message, /not valid JSON: a comma before `]` \(trailing commas are not allowed\) at line 3, column 17/);
+    const missing = errorOf(await read({ path: "data/config.json", pointer: "/nested/shallow" }));
+    assert.equal(missing.code, "not_found");
+    assert.match(missing.message, /\/nested is an object with the keys "deep"/);
+    assert.equal(errorOf(await read({ path: "data/config.json", pointer: "nested" })).code, "invalid_argument");
+  });
+
+  test("a HAR recorded from headless Chromium: an overview at the root, one line per request under /log/entries", async () => {
+    const har = JSON.parse(readFileSync(HAR_FIXTURE, "utf8")) as { log: { entries: Array<{ request: { url: string } }> } };
+    const root = await read({ path: "data/session.har" });
+    assert.equal(root.structured.format, "har");
+    const overview = root.structured.har as Record<string, unknown>;
+    assert.equal(overview.entries, har.log.entries.length);
+    assert.equal(overview.pages, 1);
+    assert.match(overview.creator as string, /^Playwright /);
+    const whole = await read({ path: "data/session.har", pointer: "/log/entries" });
+    assert.equal((whole.structured.value as unknown[]).length, har.log.entries.length, "small enough to come whole");
+    const entries = await readAll({ path: "data/session.har", pointer: "/log/entries", max_bytes: 1024 });
+    const labels = entries.flatMap((page) => page.children as Array<{ label?: string }>).map((child) => child.label);
+    const origin = new URL(har.log.entries[0]!.request.url).origin;
+    assert.deepEqual(labels, [`GET ${origin}/ → 200`, `GET ${origin}/api/status?vault=edge → 200`, `GET ${origin}/export.csv → 200`, `GET ${origin}/missing.png → 404`]);
+    const status = await read({ path: "data/session.har", pointer: "/log/entries/1/response/content/text" });
+    assert.deepEqual(JSON.parse(status.structured.value as string), { vault: "edge", notes: 19, synced: true, pending: ["inbox/a.md", "inbox/b.md"] });
   });
 });

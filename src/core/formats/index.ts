@@ -1,9 +1,12 @@
 // The readers attachment_read knows. A new format is one import and one entry here (see registry.ts).
 import { FormatRegistry, type FormatReader } from "./registry";
+import { canvasReader } from "./canvas";
+import { csvReader } from "./csv";
+import { harReader, jsonReader } from "./json";
 import { textReader } from "./text";
 import { imageReader, pdfReader } from "./binary-formats";
 
-export const FORMAT_READERS: readonly FormatReader[] = [textReader, pdfReader, imageReader];
+export const FORMAT_READERS: readonly FormatReader[] = [textReader, csvReader, jsonReader, harReader, canvasReader, pdfReader, imageReader];
 
 export const FORMATS = new FormatRegistry(FORMAT_READERS);
 

@@ -105,7 +105,7 @@ export const attachmentRead = defineTool({
   name: "attachment_read",
   title: "Read an attachment",
   description:
-    "Reads a non-note file in bounded windows, by its format: logs and other text files as byte windows that start and end at line starts (`max_bytes`), PDFs as their page count and the text of a page range (`pages`, at most 20 pages a call), images (PNG, JPEG, GIF, WebP) as image content scaled to at most 1568 pixels a side and 750 KB, and structured formats as structure. When next_cursor is present, call again with the same path and cursor = next_cursor to continue; a cursor is refused once the file has changed. `raw: true` reads any text file as text windows. Use note_read for notes.",
+    "Reads a non-note file in bounded windows, by its format. Logs and other text: byte windows that start and end at line starts (`max_bytes`, `byte_offset`). CSV/TSV: the header and a window of rows (`offset`, `limit`; quoted fields parsed, delimiter sniffed). JSON and HAR: the value at `pointer` (RFC 6901, e.g. `/log/entries/0`), whole when small, else a window of its children with large ones summarised by their pointer. Canvas: nodes then edges (`offset`, `limit`), with any spec problems; change it with canvas_edit. PDF: the page count and the text of `pages` (`3`, `2-5`, `4-`; at most 20 pages a call). Images (PNG, JPEG, GIF, WebP): image content scaled to at most 1568 pixels a side and 750 KB, with width, height and format. When next_cursor is present, call again with the same path and cursor = next_cursor to continue; a cursor is refused once the file has changed. `raw: true` reads any text file as text windows. Use note_read for notes.",
   group: "find",
   input: object({
     vault: vaultField,
@@ -114,7 +114,7 @@ export const attachmentRead = defineTool({
     content_hash: optional(string({ description: "Refuse the read if the file's content_hash is no longer this." })),
     max_bytes: withDefault(integer({ description: `Text windows: the largest window in bytes (default ${DEFAULT_WINDOW_BYTES}).`, minimum: 256, maximum: 1024 * 1024 }), DEFAULT_WINDOW_BYTES),
     byte_offset: withDefault(integer({ description: "Text windows: where to start, in bytes; moved back to the start of its line.", minimum: 0 }), 0),
-    offset: withDefault(integer({ description: "Rows (CSV, after the header), children (JSON) or items (canvas) to skip.", minimum: 0 }), 0),
+    offset: withDefault(integer({ description: "Rows (CSV, after the header), children (JSON) or items (canvas: nodes, then edges) to skip.", minimum: 0 }), 0),
     limit: withDefault(integer({ description: `Most rows, children or items to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`, minimum: 1, maximum: MAX_LIMIT }), DEFAULT_LIMIT),
     pointer: withDefault(string({ description: "JSON: the value to read, as a JSON pointer (RFC 6901), e.g. `/log/entries/0`; empty for the whole document." }), ""),
     pages: optional(string({ description: "PDF: a page or a range, e.g. `3` or `2-5`." })),
