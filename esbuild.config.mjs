@@ -34,6 +34,14 @@ await esbuild.build({
   external: [...nodeBuiltins],
   banner: { js: "#!/usr/bin/env node" },
 });
+// dist/binary-worker.js parses PDFs (unpdf's pdf.js build) and scales images away from the engine's thread;
+// pdf.js is bundled here only, so the CLI itself does not grow with it.
+await esbuild.build({
+  ...common,
+  entryPoints: ["src/hosts/node/binary-worker.ts"],
+  outfile: "dist/binary-worker.js",
+  external: [...nodeBuiltins],
+});
 await esbuild.build({
   ...common,
   entryPoints: ["src/hosts/node/ingest-worker.ts"],

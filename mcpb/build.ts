@@ -1,6 +1,6 @@
 // `npm run mcpb`: the headless server as an MCP Bundle for Claude Desktop. The bundle folder holds
 // mcpb/manifest.json (with the package's version and the tool list filled in) and the built
-// dist/cli.js with its build worker; @anthropic-ai/mcpb validates the manifest and packs the folder.
+// dist/cli.js with its build and PDF/image workers; @anthropic-ai/mcpb validates the manifest and packs the folder.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -9,8 +9,8 @@ import { ALL_TOOLS } from "../src/tools/registry";
 
 export const ROOT = path.resolve(__dirname, "..");
 export const MANIFEST = path.join(ROOT, "mcpb", "manifest.json");
-/** What the server needs at run time: dist/cli.js is one bundled file, its worker the other. */
-const SERVER_FILES = ["cli.js", "ingest-worker.js"];
+/** What the server needs at run time: dist/cli.js is one bundled file, its workers the others. */
+const SERVER_FILES = ["cli.js", "ingest-worker.js", "binary-worker.js"];
 
 export interface BuiltBundle {
   /** The .mcpb file. */

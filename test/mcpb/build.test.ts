@@ -62,6 +62,8 @@ test("the packed bundle unpacks, validates, holds the built server, and serves t
     const manifest = readManifest(path.join(installed, "manifest.json"));
     assert.deepEqual(manifest.tools?.map((tool) => tool.name), ALL_TOOLS.map((tool) => tool.name));
     assert.ok(readFileSync(path.join(installed, manifest.server.entry_point)).equals(readFileSync(path.join(ROOT, "dist/cli.js"))), "the entry point is dist/cli.js");
+    const entryDir = path.dirname(path.join(installed, manifest.server.entry_point));
+    assert.ok(readFileSync(path.join(entryDir, "binary-worker.js")).equals(readFileSync(path.join(ROOT, "dist/binary-worker.js"))), "the PDF and image worker lies beside it");
 
     const home = path.join(work, "home");
     for (const [toolsets, expected] of [

@@ -5,8 +5,9 @@ import { canvasReader } from "./canvas";
 import { csvReader } from "./csv";
 import { harReader, jsonReader } from "./json";
 import { textReader } from "./text";
+import { imageReader, pdfReader } from "./binary-formats";
 
-export const FORMAT_READERS: readonly FormatReader[] = [textReader, csvReader, jsonReader, harReader, canvasReader, baseReader];
+export const FORMAT_READERS: readonly FormatReader[] = [textReader, csvReader, jsonReader, harReader, canvasReader, baseReader, pdfReader, imageReader];
 
 export const FORMATS = new FormatRegistry(FORMAT_READERS);
 
@@ -15,12 +16,6 @@ export const FORMATS = new FormatRegistry(FORMAT_READERS);
  * than sniffed. Once a reader takes an extension, the registry answers first.
  */
 export const PENDING_FORMATS: Readonly<Record<string, string>> = {
-  pdf: "PDF",
-  png: "image",
-  jpg: "image",
-  jpeg: "image",
-  gif: "image",
-  webp: "image",
   bmp: "image",
   avif: "image",
   heic: "image",

@@ -17,6 +17,8 @@
 // - Errors are ToolErrors that say what to call instead (invalid JSON: the line and column).
 // - Readers live in src/core: no Node built-ins, no `obsidian` (the layering test checks it).
 
+import type { BinaryReaderPort } from "./binary";
+
 /** The positional arguments of attachment_read, after defaults and any cursor are applied. */
 export interface FormatArgs {
   /** Text windows: the byte where the window starts. */
@@ -55,6 +57,11 @@ export interface FormatRequest {
   maxBytes: number | undefined;
   /** The largest image (decoded bytes) a reader may return. */
   imageBytes: number;
+  /**
+   * The host's reader of PDFs and images (a worker thread on Node, so a hostile file cannot hold the
+   * engine's thread); absent on hosts without one.
+   */
+  binary?: BinaryReaderPort;
 }
 
 export interface ImageContent {

@@ -1,5 +1,6 @@
 // One vault as the engine serves it: the file table, note facts, the search index and its snapshot.
 // All I/O goes through ports, so the same engine runs in Obsidian, under Node and in memory.
+import type { BinaryReaderPort } from "../formats/binary";
 import { describeFailure, ToolError } from "../errors";
 import { contentHash } from "../notes/hash";
 import type { CachedMetadata } from "../notes/metadata";
@@ -84,6 +85,8 @@ export interface EngineOptions {
   history?: HistoryPort;
   /** Reads and parses the files of a large build in other threads, when the host can. */
   bulk?: BulkIngestPort;
+  /** Parses PDFs and scales images where a hostile file cannot hold the engine's thread, when the host can. */
+  binary?: BinaryReaderPort;
   /** Journals of vault-wide changes, outside the vault (SPEC §9). */
   transactions?: TransactionStore;
   /** Test hook: hears each durable step of a transaction. */
@@ -622,6 +625,10 @@ export class Engine implements VaultEngine {
 
   history(): HistoryPort | null {
     return this.historyPort;
+  }
+
+  binaryReader(): BinaryReaderPort | null {
+    return this.options.binary ?? null;
   }
 
   /**

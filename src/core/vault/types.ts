@@ -1,4 +1,5 @@
 // What tools, resources and prompts may ask of one vault. The engine implements it over the ports.
+import type { BinaryReaderPort } from "../formats/binary";
 import type { CachedMetadata } from "../notes/metadata";
 import type { FileStat, HistoryPort, MetadataPort } from "../ports";
 import type { ResolveOptions } from "../notes/paths";
@@ -106,6 +107,8 @@ export interface VaultEngine extends VaultView {
   readTrashCopy(trash: string): Promise<Uint8Array | null>;
   /** The vault's history, or null when history is off; `status()` says whether it could be opened. */
   history(): HistoryPort | null;
+  /** The host's reader of PDFs and images (core/formats/binary.ts), or null when it has none. */
+  binaryReader(): BinaryReaderPort | null;
   attachHistory(history: HistoryPort | null): void;
   /** The last vault-wide change completed or undone at a start after a crash, or null. */
   lastRecovery(): RecoveryReport | null;

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { HistoryPort, Logger } from "../../core/ports";
+import { WorkerBinaryReader } from "./binary-reader";
 import { WorkerBulkIngest } from "./bulk-ingest";
 import { FsVault } from "./fs-vault";
 import { FsWriter } from "./fs-writer";
@@ -99,6 +100,7 @@ export class NodeVaultHost {
   private rootTimer: NodeJS.Timeout | null = null;
   private rootIno: number | null = null;
   private stopping = false;
+  private readonly binary = new WorkerBinaryReader();
 
   constructor(options: NodeVaultOptions) {
     assertOutsideVault(options.dataDir, options.root);
@@ -119,6 +121,7 @@ export class NodeVaultHost {
       clock: systemClock,
       logger: options.logger,
       yielder: setImmediateYielder,
+      ...(WorkerBinaryReader.available() ? { binary: this.binary } : {}),
       ...(options.ingestWorkers !== 0 && WorkerBulkIngest.available()
         ? {
             bulk: new WorkerBulkIngest({
@@ -321,6 +324,7 @@ export class NodeVaultHost {
     await this.persisting;
     await this.persistNow();
     this.engine.close();
+    await this.binary.close();
     await this.history?.close?.();
   }
 }

@@ -1,5 +1,6 @@
 // One MCP vault inside Obsidian: the engine over a folder scope, kept live from vault and
 // metadataCache events, its index snapshot persisted in the plugin folder after a quiet period.
+import { obsidianBinaryReader } from "./binary-reader";
 import { describeFailure } from "../../core/errors";
 import { promises as fs } from "node:fs";
 import type { App, EventRef, TAbstractFile } from "obsidian";
@@ -70,6 +71,7 @@ export class ObsidianVaultHost {
       yielder: options.yielder,
       writer: new ObsidianWriter({ app: options.app, scope: this.scope, hasher: options.hasher, metadata: options.metadata }),
       trashRetentionDays: options.trashRetentionDays,
+      binary: obsidianBinaryReader(),
       ...(options.app.vault.adapter instanceof FileSystemAdapter
         ? { transactions: new FileTransactionStore(options.app.vault.adapter.getFullPath(options.transactionFolder)) }
         : {}),

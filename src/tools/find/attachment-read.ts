@@ -3,6 +3,7 @@
 // The cursor carries the content hash, so a continuation never mixes two versions of a file.
 import { ToolError } from "../../core/errors";
 import { FORMATS, PENDING_FORMATS } from "../../core/formats";
+import type { BinaryReaderPort } from "../../core/formats/binary";
 import { base64Of, type FormatArgs, type FormatPosition, type FormatReader, type FormatResult } from "../../core/formats/registry";
 import { looksBinary, textWindowResult } from "../../core/formats/text";
 import { sameHash } from "../../core/notes/hash";
@@ -96,11 +97,15 @@ function chooseReader(path: string, extension: string, bytes: Uint8Array, raw: b
   return rawReader("text");
 }
 
+function binaryOf(binary: BinaryReaderPort | null): { binary?: BinaryReaderPort } {
+  return binary ? { binary } : {};
+}
+
 export const attachmentRead = defineTool({
   name: "attachment_read",
   title: "Read an attachment",
   description:
-    "Reads a non-note file in bounded windows, by its format. Logs and other text: byte windows that start and end at line starts (`max_bytes`, `byte_offset`). CSV/TSV: the header and a window of rows (`offset`, `limit`; quoted fields parsed, delimiter sniffed). JSON and HAR: the value at `pointer` (RFC 6901, e.g. `/log/entries/0`), whole when small, else a window of its children with large ones summarised by their pointer. Canvas: nodes then edges (`offset`, `limit`), with any spec problems; change it with canvas_edit. Bases (.base): filters, formulas, properties, summaries and a window of views. When next_cursor is present, call again with the same path and cursor = next_cursor to continue; a cursor is refused once the file has changed. `raw: true` reads any text file as text windows. Use note_read for notes.",
+    "Reads a non-note file in bounded windows, by its format. Logs and other text: byte windows that start and end at line starts (`max_bytes`, `byte_offset`). CSV/TSV: the header and a window of rows (`offset`, `limit`; quoted fields parsed, delimiter sniffed). JSON and HAR: the value at `pointer` (RFC 6901, e.g. `/log/entries/0`), whole when small, else a window of its children with large ones summarised by their pointer. Canvas: nodes then edges (`offset`, `limit`), with any spec problems; change it with canvas_edit. Bases (.base): filters, formulas, properties, summaries and a window of views. PDF: the page count and the text of `pages` (`3`, `2-5`, `4-`; at most 20 pages a call). Images (PNG, JPEG, GIF, WebP): image content scaled to at most 1568 pixels a side and 750 KB, with width, height and format. When next_cursor is present, call again with the same path and cursor = next_cursor to continue; a cursor is refused once the file has changed. `raw: true` reads any text file as text windows. Use note_read for notes.",
   group: "find",
   input: object({
     vault: vaultField,
@@ -113,7 +118,7 @@ export const attachmentRead = defineTool({
     limit: withDefault(integer({ description: `Most rows, children or items to return (default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}).`, minimum: 1, maximum: MAX_LIMIT }), DEFAULT_LIMIT),
     pointer: withDefault(string({ description: "JSON: the value to read, as a JSON pointer (RFC 6901), e.g. `/log/entries/0`; empty for the whole document." }), ""),
     pages: optional(string({ description: "PDF: a page or a range, e.g. `3` or `2-5`." })),
-    page_images: withDefault(boolean({ description: "PDF: also return each page as an image." }), false),
+    page_images: withDefault(boolean({ description: "PDF: also return each page as an image (not offered yet: the answer says so and returns the text)." }), false),
     raw: withDefault(boolean({ description: "Read a structured format (CSV, JSON, HAR, canvas, base) as plain text windows instead." }), false),
   }),
   annotations: READ_ONLY,
@@ -164,6 +169,7 @@ export const attachmentRead = defineTool({
       fits: (body) => budget === undefined || budget.fits({ ...head, next_cursor: CURSOR_ROOM, ...body }),
       maxBytes: budget?.maxBytes,
       imageBytes: MAX_IMAGE_BYTES,
+      ...binaryOf(engine.binaryReader()),
     });
     // The cursor comes before the body, so a client that keeps only the head of a long result still has it.
     const out = {
