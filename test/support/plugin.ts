@@ -18,6 +18,8 @@ export const REPO_ROOT = path.resolve(__dirname, "../..");
 export interface LoadedPlugin extends Plugin {
   ready: Promise<void>;
   historyIdle(): Promise<void>;
+  /** Resolves once data.json holds everything the plugin saved, the save when unloading included. */
+  dataSaved(): Promise<void>;
   config: { server: { port: number } };
 }
 
