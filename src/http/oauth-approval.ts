@@ -106,7 +106,8 @@ export class ApprovalRoutes {
     if (outcome.kind === "expired") {
       this.logger.log({ level: "info", event: "authorize_failed", reason: "approval_timed_out", remote });
       const nonce = this.service.crypto.random(16);
-      return this.sendHtml(res, 408, timedOutPage(nonce), pageHeaders(nonce));
+      // Not 408: browsers retry a request answered 408, and the retry would find the token spent.
+      return this.sendHtml(res, 400, timedOutPage(nonce), pageHeaders(nonce));
     }
     const request = outcome.request;
     if (outcome.kind === "deny") {

@@ -172,7 +172,7 @@ test("no decision within the approval time: the modal goes away undecided and th
     await within(5000, "the modal closes when the time is up", () => !openModals.includes(modal));
     await within(5000, "the status says expired", async () => ((await (await post(`${origin}/authorize/status`, { approval: token })).json()) as { status: string }).status === "expired");
     const late = await post(`${origin}/authorize`, { approval: token });
-    assert.equal(late.status, 408);
+    assert.equal(late.status, 400);
     assert.match(await late.text(), /timed out/);
   } finally {
     await harness.stop();

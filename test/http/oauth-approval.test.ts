@@ -167,7 +167,7 @@ test("no decision within the approval time: the status says expired, a late Allo
     assert.equal(await status(origin, token), "expired");
     assert.equal(running.asked[0]!.decide("allow"), false, "too late to allow");
     const late = await post(origin, "/authorize", { approval: token });
-    assert.equal(late.status, 408);
+    assert.equal(late.status, 400);
     assert.match(await late.text(), /timed out\. Start the connection again in the application/);
     assert.equal((await post(origin, "/authorize", { approval: token })).status, 400);
   } finally {

@@ -20,6 +20,8 @@ export interface LoadedPlugin extends Plugin {
   historyIdle(): Promise<void>;
   /** Resolves once data.json holds everything the plugin saved, the save when unloading included. */
   dataSaved(): Promise<void>;
+  /** OAuth sign-ins, as the settings tab lists them. */
+  signedInClients(): Array<{ client_id: string; client_name?: string; user: string; last_used: number }>;
   config: { server: { port: number } };
 }
 
