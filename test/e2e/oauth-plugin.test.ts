@@ -198,3 +198,34 @@ test("with several users and none chosen for sign-ins, the page says to choose o
     await harness.stop();
   }
 });
+
+test("removing the user in the settings tab revokes its sign-ins, and a new user of the same name does not get them back", async () => {
+  const harness = await startPlugin({ fixture: EDGE_VAULT, settings: OAUTH });
+  try {
+    const origin = new URL(harness.url).origin;
+    const clientId = await register(origin, "Removed User App");
+    const { verifier, challenge } = pkce();
+    const { token, modal } = await openApproval(origin, clientId, challenge);
+    click(modal, "secondbrain-approval-allow");
+    const code = (await finish(origin, token)).searchParams.get("code") ?? "";
+    const tokens = (await (await post(`${origin}/token`, { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId })).json()) as { access_token: string };
+    assert.equal(await mcpStatus(harness.url, tokens.access_token), 200);
+
+    const tab = harness.app.setting.tabs[0] as Parameters<typeof openSettingTab>[0];
+    const container = openSettingTab(tab);
+    const userRow = container.querySelector<HTMLElement>('.setting-item[data-user="tester"]');
+    assert.ok(userRow);
+    userRow.querySelector<HTMLElement>('.extra-setting-button[aria-label="Remove user"]')!.click();
+    await within(5000, "the user is gone", () => container.querySelector('.setting-item[data-user="tester"]') === null);
+    const addUser = Array.from(container.querySelectorAll<HTMLElement>(".setting-item")).find((el) => el.querySelector(".setting-item-name")?.textContent === "Add user")!;
+    const input = addUser.querySelector<HTMLInputElement>("input[type=text]")!;
+    input.value = "tester";
+    input.dispatchEvent(new window.Event("input"));
+    Array.from(addUser.querySelectorAll("button")).find((button) => button.textContent === "Add")!.click();
+    await within(5000, "the user is back", () => container.querySelector('.setting-item[data-user="tester"]') !== null);
+    assert.equal(await mcpStatus(harness.url, tokens.access_token), 401, "the removed user's sign-in stays revoked");
+    closeSettingTab(tab);
+  } finally {
+    await harness.stop();
+  }
+});
