@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../core/ports";
 import type { UserInfo } from "../tools/types";
 import { hashToken } from "../auth/tokens";
+import { APPROVAL_STATUS_PATH } from "../auth/oauth/approval";
 import { AUTHORIZE_PATH } from "../auth/oauth/metadata";
 import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
 import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
@@ -116,7 +117,9 @@ class RequestRouter {
     const origin = req.headers.origin;
     // The login page's Referrer-Policy: no-referrer makes browsers send "Origin: null" with its form;
     // that post is guarded by its one-time CSRF token, which only a page of this origin could read.
-    if (origin === "null" && this.oauth && req.method === "POST" && path === AUTHORIZE_PATH) return undefined;
+    // The approval page's status poll is the same page's (Chromium sends the real origin, the Fetch
+    // standard "null"); it reveals only the state of a request whose token a foreign page cannot know.
+    if (origin === "null" && this.oauth && req.method === "POST" && (path === AUTHORIZE_PATH || path === APPROVAL_STATUS_PATH)) return undefined;
     if (origin !== undefined && !isOriginAllowed(origin, host, this.allowedOrigins)) {
       return "requests from this Origin are not accepted (add it to server.allowed_origins to allow it).";
     }

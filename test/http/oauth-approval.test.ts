@@ -101,6 +101,10 @@ test("the request is checked first; the waiting page has the page headers and a 
     assert.equal(approval.user, "tester");
     assert.equal(await status(origin, token), "pending");
     assert.equal(await status(origin, "not-a-token"), "unknown");
+    const fromNullOrigin = await fetch(`${origin}/authorize/status`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "null" }, body: `approval=${token}` });
+    assert.equal(fromNullOrigin.status, 200, "the page's poll is answered when the browser sends Origin: null under no-referrer");
+    const foreign = await fetch(`${origin}/authorize/status`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://evil.example" }, body: `approval=${token}` });
+    assert.equal(foreign.status, 403);
 
     assert.equal(approval.decide("allow"), true);
     assert.equal(approval.decide("deny"), false, "a decision is taken once");
