@@ -35,7 +35,9 @@ import {
   type AuthorizeRequest,
 } from "../auth/oauth/authorize";
 import type { UserInfo } from "../tools/types";
+import { APPROVAL_STATUS_PATH } from "../auth/oauth/approval";
 import { MCP_PATH } from "./bearer";
+import { ApprovalRoutes, type ApprovalHost } from "./oauth-approval";
 import { parseJson, readBody } from "./body";
 import { RateLimiter } from "./rate-limit";
 import { sendJson, sendMethodNotAllowed } from "./responses";
@@ -54,6 +56,8 @@ export interface OAuthHttpOptions {
   verifyPassword?: (name: string, password: string) => Promise<boolean>;
   /** Whether any user has a password now (users change on reload); default: yes. */
   passwordsConfigured?: () => boolean;
+  /** Sign-in by approval in the host's own window instead of a password (the plugin). */
+  approval?: ApprovalHost;
 }
 
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
@@ -79,6 +83,7 @@ export class OAuthRoutes {
   readonly endpoints: OAuthEndpoints;
   private readonly metadata: ReadonlyMap<string, () => unknown>;
   private readonly pending: PendingSignIns;
+  private readonly approvals: ApprovalRoutes | undefined;
   private readonly logins = new RateLimiter({ perMinute: LOGIN_ATTEMPTS_PER_MINUTE, burst: LOGIN_ATTEMPTS_PER_MINUTE });
   private readonly registrations = new RateLimiter({ perMinute: REGISTRATIONS_PER_HOUR / 60, burst: REGISTRATIONS_PER_HOUR });
 
@@ -89,6 +94,7 @@ export class OAuthRoutes {
   ) {
     this.endpoints = oauthEndpoints(publicUrl, MCP_PATH);
     this.pending = new PendingSignIns(options.service.crypto, logger, () => options.service.now());
+    if (options.approval) this.approvals = new ApprovalRoutes(options.approval, options.service, this.endpoints.issuer, logger);
     const resource = protectedResourceMetadata(this.endpoints);
     const server = authorizationServerMetadata(this.endpoints);
     // RFC 9728 §3.1 inserts the resource's path after the well-known name; clients written before it
@@ -109,8 +115,14 @@ export class OAuthRoutes {
       else sendJson(res, 200, document(), { "Cache-Control": METADATA_CACHE_CONTROL });
       return true;
     }
+    if (path === APPROVAL_STATUS_PATH && this.approvals) {
+      if (req.method !== "POST") sendMethodNotAllowed(res, "POST");
+      else await this.approvals.status(req, res);
+      return true;
+    }
     if (path === AUTHORIZE_PATH) {
       if (req.method === "GET") this.authorizePage(req, res);
+      else if (req.method === "POST" && this.approvals) await this.approvals.submit(req, res, (name) => this.options.findUser(name));
       else if (req.method === "POST") await this.signIn(req, res);
       else sendMethodNotAllowed(res, "GET, POST");
       return true;
@@ -161,6 +173,7 @@ export class OAuthRoutes {
       res.end();
       return;
     }
+    if (this.approvals) return this.approvals.page(res, check.request, remote);
     if (!this.options.verifyPassword || this.options.passwordsConfigured?.() === false) {
       return this.sendErrorPage(res, 503, "No user of this server has a password, so nobody can sign in here. The administrator sets one (password: env:NAME or file:/path) for a user in the server's config file.");
     }

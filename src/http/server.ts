@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../core/ports";
 import type { UserInfo } from "../tools/types";
 import { hashToken } from "../auth/tokens";
+import { APPROVAL_STATUS_PATH } from "../auth/oauth/approval";
+import { AUTHORIZE_PATH } from "../auth/oauth/metadata";
 import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
 import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
 import { bearerChallenge, bearerToken, MCP_PATH, OAUTH_HELP, TOKEN_HELP } from "./bearer";
@@ -94,9 +96,9 @@ class RequestRouter {
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Content-Type-Options", "nosniff");
-    const refusal = this.guardRefusal(req);
-    if (refusal) return sendForbidden(res, refusal);
     const path = pathnameOf(req.url);
+    const refusal = this.guardRefusal(req, path);
+    if (refusal) return sendForbidden(res, refusal);
     if (path === MCP_PATH) return this.handleMcpRoute(req, res);
     if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
     if (this.oauth && (await this.oauth.handle(req, res, path))) return;
@@ -109,10 +111,15 @@ class RequestRouter {
     sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found. The MCP endpoint is ${MCP_PATH}.`);
   }
 
-  private guardRefusal(req: IncomingMessage): string | undefined {
+  private guardRefusal(req: IncomingMessage, path: string): string | undefined {
     const host = req.headers.host;
     if (this.checkHost && !isLoopbackHost(host) && (this.publicHost === undefined || host?.toLowerCase() !== this.publicHost)) return "the Host header must name 127.0.0.1, localhost or [::1].";
     const origin = req.headers.origin;
+    // The login page's Referrer-Policy: no-referrer makes browsers send "Origin: null" with its form;
+    // that post is guarded by its one-time CSRF token, which only a page of this origin could read.
+    // The approval page's status poll is the same page's (Chromium sends the real origin, the Fetch
+    // standard "null"); it reveals only the state of a request whose token a foreign page cannot know.
+    if (origin === "null" && this.oauth && req.method === "POST" && (path === AUTHORIZE_PATH || path === APPROVAL_STATUS_PATH)) return undefined;
     if (origin !== undefined && !isOriginAllowed(origin, host, this.allowedOrigins)) {
       return "requests from this Origin are not accepted (add it to server.allowed_origins to allow it).";
     }

@@ -7,6 +7,10 @@ import { createHash } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { LogRecord } from "../../src/core/ports";
+import { openModals } from "../obsidian-stand-in/ui/modal";
+import { startPlugin } from "../support/plugin";
+import { found, within } from "../support/poll";
 import { callTool, startTestServer, type ToolCallResult, type TestServer } from "../support/server";
 import { EDGE_VAULT, HELP_VAULT, vaultFiles } from "../support/vaults";
 
@@ -238,6 +242,68 @@ describe("OAuth paths", () => {
     } finally {
       delete process.env.SBM_LEAK_OAUTH_PASSWORD;
       await server.stop();
+    }
+  });
+
+  test("the plugin's approval sign-in: no page token, code, token or verifier in any log record or console line, through Allow, Deny, token requests and their failures, and a revocation", async () => {
+    const harness = await startPlugin({ fixture: EDGE_VAULT, settings: { oauth: { enabled: true } } });
+    const records: string[] = [];
+    // Everything the plugin logs passes its logger: the console gets warnings and errors, listeners all of it.
+    const logger = (harness.plugin as unknown as { logger: { onRecord(listener: (record: LogRecord) => void): () => void } }).logger;
+    const stop = logger.onRecord((record) => records.push(JSON.stringify(record)));
+    const consoleLines: string[] = [];
+    const original = { warn: console.warn, error: console.error, info: console.info, log: console.log, debug: console.debug };
+    for (const level of ["warn", "error", "info", "log", "debug"] as const) console[level] = (...args: unknown[]) => void consoleLines.push(args.map(String).join(" "));
+    try {
+      const origin = new URL(harness.url).origin;
+      const redirect = "http://127.0.0.1:7777/cb";
+      const FORM = "application/x-www-form-urlencoded";
+      const post = (route: string, fields: Record<string, string>): Promise<Response> =>
+        fetch(`${origin}${route}`, { method: "POST", redirect: "manual", headers: { "Content-Type": FORM }, body: new URLSearchParams(fields).toString() });
+      const registered = await fetch(`${origin}/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ redirect_uris: [redirect], client_name: "Leak App" }) });
+      const clientId = ((await registered.json()) as { client_id: string }).client_id;
+      const verifier = "zanzibar-verifier-".padEnd(60, "v");
+      const challenge = createHash("sha256").update(verifier).digest("base64url");
+      const sign = async (button: "allow" | "deny"): Promise<{ page: string; location: URL }> => {
+        const before = new Set(openModals);
+        const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "zanzibar-state" });
+        const page = /name="approval" value="([^"]+)"/.exec(await (await fetch(`${origin}/authorize?${query.toString()}`)).text())?.[1] ?? "";
+        const modal = await found(5000, "the approval modal", () => Promise.resolve(openModals.find((open) => !before.has(open) && open.contentEl.classList.contains("secondbrain-approval"))));
+        modal.contentEl.querySelector<HTMLButtonElement>(`button.secondbrain-approval-${button}`)!.click();
+        await within(5000, "decided", async () => ((await (await post("/authorize/status", { approval: page })).json()) as { status: string }).status === "decided");
+        const location = new URL(String((await post("/authorize", { approval: page })).headers.get("location")));
+        await post("/authorize", { approval: page });
+        return { page, location };
+      };
+      const denied = await sign("deny");
+      const allowed = await sign("allow");
+      const code = allowed.location.searchParams.get("code") ?? "";
+      const tokens = (await (await post("/token", { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId })).json()) as { access_token: string; refresh_token: string };
+      const rotated = (await (await post("/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId })).json()) as { access_token: string; refresh_token: string };
+      await post("/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: clientId });
+      await post("/token", { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId });
+      await post("/token", { grant_type: "refresh_token", refresh_token: "sbm_ort_zanzibar-unknown", client_id: clientId });
+      await post("/authorize", { approval: "zanzibar-page-token" });
+      await fetch(harness.url, { method: "POST", headers: { Authorization: `Bearer ${rotated.access_token}` }, body: "{}" });
+      const third = await sign("allow");
+      const thirdTokens = (await (await post("/token", { grant_type: "authorization_code", code: third.location.searchParams.get("code") ?? "", code_verifier: verifier, client_id: clientId })).json()) as { access_token: string };
+      await (harness.plugin as unknown as { revokeClient(clientId: string, user: string): Promise<void> }).revokeClient(clientId, "tester");
+      await fetch(harness.url, { method: "POST", headers: { Authorization: `Bearer ${thirdTokens.access_token}` }, body: "{}" });
+
+      const events = records.join("\n");
+      assert.match(events, /"event":"authorize_denied"/);
+      assert.match(events, /"event":"token_reuse_detected"/);
+      assert.match(events, /"event":"oauth_tokens_revoked"/);
+      const lines = consoleLines.join("\n");
+      const secrets = [denied.page, allowed.page, third.page, code, verifier, tokens.access_token, tokens.refresh_token, rotated.access_token, rotated.refresh_token, thirdTokens.access_token, "zanzibar"];
+      for (const secret of secrets) {
+        assert.ok(secret.length > 0, "every secret was issued");
+        assert.ok(!events.includes(secret) && !lines.includes(secret), "a secret reached the log");
+      }
+    } finally {
+      Object.assign(console, original);
+      stop();
+      await harness.stop();
     }
   });
 });

@@ -85,6 +85,7 @@ export async function startOAuthTestServer(
     now?: () => number;
     maxClients?: number;
     verifyPassword?: OAuthHttpOptions["verifyPassword"];
+    approval?: OAuthHttpOptions["approval"];
   } = {},
   overrides: Partial<HttpServerOptions> = {},
 ): Promise<OAuthTestServer> {
@@ -98,6 +99,7 @@ export async function startOAuthTestServer(
   const oauth: OAuthHttpOptions = { service, findUser: (name) => users.users().find((user) => user.name === name) ?? null };
   if (options.publicUrl !== undefined) oauth.publicUrl = options.publicUrl;
   if (options.verifyPassword) oauth.verifyPassword = options.verifyPassword;
+  if (options.approval) oauth.approval = options.approval;
   const started = await startTestServer({ logger, oauth, ...overrides });
   return { ...started, logs, service };
 }

@@ -221,3 +221,30 @@ test("without password sign-in configured, /authorize says nobody can sign in he
     await running.server.close();
   }
 });
+
+test("the login form posted with 'Origin: null', as its no-referrer policy makes browsers send it, signs in; a foreign Origin and 'null' elsewhere are still refused", async () => {
+  const running = await start();
+  const origin = running.server.origin;
+  try {
+    const clientId = await registerClient(origin);
+    const { challenge } = pkce();
+    const params = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "s" };
+    const post = async (from: string): Promise<Response> => {
+      const csrf = csrfOf(await (await fetch(authorizeUrl(origin, params))).text());
+      return fetch(authorizeUrl(origin, params), {
+        method: "POST",
+        redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: from },
+        body: new URLSearchParams({ csrf_token: csrf, username: "tester", password: PASSWORD }).toString(),
+      });
+    };
+    const signedIn = await post("null");
+    assert.equal(signedIn.status, 302);
+    assert.ok(new URL(String(signedIn.headers.get("location"))).searchParams.get("code"));
+    assert.equal((await post("https://evil.example")).status, 403);
+    const elsewhere = await fetch(`${origin}/register`, { method: "POST", headers: { Origin: "null" }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+    assert.equal(elsewhere.status, 403);
+  } finally {
+    await running.server.close();
+  }
+});

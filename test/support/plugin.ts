@@ -18,6 +18,10 @@ export const REPO_ROOT = path.resolve(__dirname, "../..");
 export interface LoadedPlugin extends Plugin {
   ready: Promise<void>;
   historyIdle(): Promise<void>;
+  /** Resolves once data.json holds everything the plugin saved, the save when unloading included. */
+  dataSaved(): Promise<void>;
+  /** OAuth sign-ins, as the settings tab lists them. */
+  signedInClients(): Array<{ client_id: string; client_name?: string; user: string; last_used: number }>;
   config: { server: { port: number } };
 }
 

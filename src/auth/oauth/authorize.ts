@@ -112,7 +112,7 @@ export class PendingSignIns {
   }
 }
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
@@ -134,7 +134,7 @@ const STYLE =
   "label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.5rem;box-sizing:border-box}" +
   "button{margin-top:1rem;padding:.5rem 1rem}.error{color:#b00020}";
 
-function page(nonce: string, title: string, body: string): string {
+export function page(nonce: string, title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLE}</style></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 

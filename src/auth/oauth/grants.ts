@@ -48,6 +48,8 @@ export interface TokenRecord {
   expires_at: number;
   /** Refresh tokens only: already exchanged; presenting it again is a theft signal. */
   rotated?: boolean;
+  /** Milliseconds since the epoch: issued, or (access tokens) last accepted. Absent in states saved before it. */
+  last_used?: number;
 }
 
 export type TableKind = "code" | "spent_code" | "access_token" | "refresh_token" | "csrf_token";

@@ -27,6 +27,16 @@ export interface IssuedTokens {
   refresh_token: string;
 }
 
+/** A client signed in as a user, for the list with its revoke button. */
+export interface SignedInClient {
+  client_id: string;
+  /** As the client registered it: self-declared, never verified. */
+  client_name?: string;
+  user: string;
+  /** Milliseconds since the epoch; 0 when unknown. */
+  last_used: number;
+}
+
 export type TokenErrorCode = "invalid_request" | "invalid_client" | "invalid_grant" | "unsupported_grant_type";
 
 /** Why a token request failed: the RFC 6749 §5.2 error, and a machine reason for the log. */
@@ -164,6 +174,7 @@ export class OAuthService {
     const now = this.clock();
     if (!record || record.expires_at <= now) return null;
     this.clients.touch(record.client_id, now);
+    record.last_used = now;
     return { user: record.user, client_id: record.client_id };
   }
 
@@ -250,8 +261,8 @@ export class OAuthService {
     const now = this.clock();
     const access = ACCESS_TOKEN_PREFIX + this.crypto.random(32);
     const refresh = REFRESH_TOKEN_PREFIX + this.crypto.random(32);
-    this.accessTokens.set(this.crypto.sha256Hex(access), { client_id: clientId, user, family, expires_at: now + ACCESS_TOKEN_TTL_MS });
-    this.refreshTokens.set(this.crypto.sha256Hex(refresh), { client_id: clientId, user, family, expires_at: now + REFRESH_TOKEN_TTL_MS });
+    this.accessTokens.set(this.crypto.sha256Hex(access), { client_id: clientId, user, family, expires_at: now + ACCESS_TOKEN_TTL_MS, last_used: now });
+    this.refreshTokens.set(this.crypto.sha256Hex(refresh), { client_id: clientId, user, family, expires_at: now + REFRESH_TOKEN_TTL_MS, last_used: now });
     this.clients.touch(clientId, now);
     return {
       ok: true,
@@ -265,6 +276,37 @@ export class OAuthService {
   private killFamily(clientId: string, user: string): number {
     const match = (row: TokenRecord): boolean => row.client_id === clientId && row.user === user;
     return this.accessTokens.removeWhere(match) + this.refreshTokens.removeWhere(match);
+  }
+
+  /**
+   * Who is signed in: one entry per client and user holding a live token, most recently used first.
+   * The settings tab and the CLI list these; `revoke` takes one back.
+   */
+  signedIn(): SignedInClient[] {
+    const now = this.clock();
+    const found = new Map<string, SignedInClient>();
+    for (const [, row] of [...this.accessTokens.entries(), ...this.refreshTokens.entries()]) {
+      if (row.expires_at <= now || row.rotated === true) continue;
+      const key = JSON.stringify([row.client_id, row.user]);
+      const lastUsed = row.last_used ?? 0;
+      const entry = found.get(key);
+      if (entry) entry.last_used = Math.max(entry.last_used, lastUsed);
+      else {
+        const client = this.clients.get(row.client_id);
+        const signedIn: SignedInClient = { client_id: row.client_id, user: row.user, last_used: lastUsed };
+        if (client?.client_name !== undefined) signedIn.client_name = client.client_name;
+        found.set(key, signedIn);
+      }
+    }
+    return [...found.values()].sort((a, b) => b.last_used - a.last_used);
+  }
+
+  /** Signs one client out for one user: its tokens and unredeemed codes go at once. Returns how many. */
+  async revoke(clientId: string, user: string): Promise<number> {
+    const revoked = this.killFamily(clientId, user) + this.codes.removeWhere((row) => row.client_id === clientId && row.user === user);
+    this.logger.log({ level: "info", event: "oauth_tokens_revoked", reason: "revoked_by_user", client_id: clientId, user, revoked });
+    await this.save();
+    return revoked;
   }
 
   /** Revokes every token of users not in `names` (a user removed from the config). */

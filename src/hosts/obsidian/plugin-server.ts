@@ -1,11 +1,13 @@
 // Everything the plugin runs: one engine per MCP vault and the MCP server over HTTP on localhost.
 // Vault hosts live as long as the plugin; the HTTP server can be stopped and started on its own.
 import type { App } from "obsidian";
+import type { OAuthService } from "../../auth/oauth/service";
 import { UserStore } from "../../auth/users";
 import type { Clock, Hasher, Yielder } from "../../core/ports";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { ReconcileReport } from "../../core/vault/engine";
 import { buildHealth } from "../../http/health";
+import type { ApprovalHost } from "../../http/oauth-approval";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
 import { PROTOCOL_VERSION } from "../../mcp/server";
 import { createMcpRequestHandler } from "../../mcp/transport";
@@ -33,6 +35,8 @@ export interface PluginServerOptions {
   clock: Clock;
   yielder: Yielder;
   settings: () => PluginSettings;
+  /** The OAuth state, which outlives server restarts; sign-in is offered while the settings turn it on. */
+  oauth?: { service: OAuthService; approval: () => ApprovalHost };
 }
 
 /** Another program (or the last run, still closing) may hold the port a moment longer. */
@@ -147,6 +151,15 @@ export class PluginServer {
           logger: this.options.logger,
           rateLimit: { perMinute: settings.limits.rateLimitPerMinute, burst: settings.limits.rateLimitBurst },
           drainMs: 2000,
+          ...(settings.oauth.enabled && this.options.oauth
+            ? {
+                oauth: {
+                  service: this.options.oauth.service,
+                  findUser: (name: string) => this.users.users().find((user) => user.name === name) ?? null,
+                  approval: this.options.oauth.approval(),
+                },
+              }
+            : {}),
         });
         break;
       } catch (error) {

@@ -1,18 +1,22 @@
 // The plugin: settings in data.json, the vault hosts and server started at layout-ready, the
 // settings tab, commands and status bar. Everything it starts, onunload stops.
 import { Notice, Plugin, type TFile } from "obsidian";
+import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
+import { OAuthService, type SignedInClient } from "../../auth/oauth/service";
 import { describeFailure } from "../../core/errors";
+import type { ApprovalHost } from "../../http/oauth-approval";
 import { restoreVersion } from "../../core/write/restore";
 import { TRASH_FOLDER } from "../../core/write/trash";
 import { nodeHasher } from "../node/services";
 import { FuzzySuggestModal, type App } from "obsidian";
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfig, type ClientKind } from "../../mcp/client-config";
+import { ApprovalModal } from "./approval-modal";
 import { copyToClipboard } from "./clipboard";
 import { ConnectionInfoModal, describeState } from "./info-modal";
 import { PluginLogger } from "./plugin-logger";
 import { PluginServer, type ServerState } from "./plugin-server";
 import { RestoreModal, type RestoreCandidate } from "./restore-modal";
-import { readSettings, type PluginSettings } from "./settings";
+import { oauthUser, readSettings, vaultsOf, type PluginSettings } from "./settings";
 import { SecondBrainSettingTab, type PluginControls } from "./settings-tab";
 import { StatusBar } from "./status-bar";
 import type { ObsidianVaultHost } from "./vault-host";
@@ -48,6 +52,11 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
   private server: PluginServer | null = null;
   private logger!: PluginLogger;
   private statusBar: StatusBar | null = null;
+  private oauth: OAuthService | null = null;
+  /** The OAuth state as saved in data.json next to the settings: hashes of codes and tokens, never one in plaintext. */
+  private oauthState: unknown = null;
+  private saving: Promise<void> = Promise.resolve();
+  private unloadSave: Promise<void> = Promise.resolve();
   /** Settles when the vaults are open and the server has had its chance to start. */
   ready: Promise<void> = Promise.resolve();
 
@@ -57,11 +66,25 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
   }
 
   override async onload(): Promise<void> {
-    this.config = readSettings(await this.loadData());
+    const data: unknown = await this.loadData();
+    this.config = readSettings(data);
+    this.oauthState = typeof data === "object" && data !== null && "oauthState" in data ? data.oauthState : null;
     this.logger = new PluginLogger({
       adapter: this.app.vault.adapter,
       auditPath: () => (this.config.audit.enabled ? `${this.pluginDir}/${this.config.audit.file}` : null),
     });
+    this.oauth = await OAuthService.open({
+      crypto: nodeOAuthCrypto,
+      logger: this.logger,
+      persistence: {
+        load: () => Promise.resolve(this.oauthState === null ? null : JSON.stringify(this.oauthState)),
+        save: async (text) => {
+          this.oauthState = JSON.parse(text) as unknown;
+          await this.persist();
+        },
+      },
+    });
+    await this.oauth.forgetUsersExcept(new Set(this.config.users.map((user) => user.name)));
     this.server = this.createServer();
     this.statusBar = new StatusBar(this.addStatusBarItem());
     this.register(this.logger.onRecord((record) => this.statusBar?.record(record)));
@@ -78,6 +101,8 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
   override onunload(): void {
     const server = this.server;
     this.server = null;
+    // Saves when each token was last used, which requests do not save on their own.
+    if (this.config.oauth.enabled && this.oauth) this.unloadSave = this.oauth.save();
     // Obsidian does not await onunload: the port is released synchronously by close(), and the index
     // snapshots are written in the background.
     void server?.close().catch((error: unknown) => console.warn("[secondbrain-mcp] shutdown:", error instanceof Error ? error.message : String(error)));
@@ -97,6 +122,7 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
       clock: { now: () => Date.now() },
       yielder: () => new Promise((resolve) => window.setTimeout(resolve, 0)),
       settings: () => this.config,
+      ...(this.oauth ? { oauth: { service: this.oauth, approval: () => this.approvalHost() } } : {}),
     });
     server.onState((state) => this.statusBar?.setState(state));
     return server;
@@ -117,7 +143,46 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
   // ---- PluginControls (settings tab) ------------------------------------------------------
 
   async saveSettings(): Promise<void> {
-    await this.saveData(this.config);
+    await this.persist();
+  }
+
+  /** Resolves once data.json holds everything saved so far (also the save when unloading). */
+  async dataSaved(): Promise<void> {
+    await this.unloadSave;
+    await this.saving;
+  }
+
+  /** Settings and OAuth state share data.json; each write takes both as they are then, one write at a time. */
+  private persist(): Promise<void> {
+    this.saving = this.saving.then(() => this.saveData({ ...this.config, oauthState: this.oauthState })).catch((error: unknown) => {
+      console.error("[secondbrain-mcp] settings not saved:", error instanceof Error ? error.message : String(error));
+    });
+    return this.saving;
+  }
+
+  /** Sign-in by approval: the modal names the client, the user the settings choose and that user's vaults. */
+  private approvalHost(): ApprovalHost {
+    return {
+      actingUser: () => {
+        const user = oauthUser(this.config);
+        if (typeof user === "string") return user;
+        return { name: user.name, readOnly: user.read_only, vaults: user.vaults, ...(user.toolsets ? { toolsets: user.toolsets } : {}) };
+      },
+      ask: (approval) => {
+        const user = this.config.users.find((candidate) => candidate.name === approval.user);
+        const vaults = user && user.vaults.length > 0 ? user.vaults : vaultsOf(this.config).map((vault) => vault.name);
+        new ApprovalModal(this.app, approval, { vaults, readOnly: user?.read_only ?? false, ...(user?.toolsets ? { toolsets: user.toolsets } : {}) }).open();
+      },
+      timeoutMs: this.config.oauth.approvalSeconds * 1000,
+    };
+  }
+
+  signedInClients(): SignedInClient[] {
+    return this.oauth?.signedIn() ?? [];
+  }
+
+  async revokeClient(clientId: string, user: string): Promise<void> {
+    await this.oauth?.revoke(clientId, user);
   }
 
   serverState(): ServerState {
@@ -153,6 +218,8 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
 
   usersChanged(): void {
     this.server?.reloadUsers();
+    // A removed user's sign-ins go with it, also if the name comes back later.
+    void this.oauth?.forgetUsersExcept(new Set(this.config.users.map((user) => user.name)));
   }
 
   endpoint(): string {

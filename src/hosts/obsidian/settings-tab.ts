@@ -2,6 +2,7 @@
 // vaults, limits and the audit log. A new token is shown once, right under its user, and only its
 // hash is saved.
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
+import type { SignedInClient } from "../../auth/oauth/service";
 import { generateToken, hashToken } from "../../auth/tokens";
 import { VAULT_NAME } from "../../core/vault/directory";
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfig } from "../../mcp/client-config";
@@ -27,6 +28,10 @@ export interface PluginControls {
   /** Plaintext tokens created in this session, by user; never saved. */
   readonly freshTokens: Map<string, string>;
   endpoint(): string;
+  /** Clients signed in through OAuth, per client and user. */
+  signedInClients(): SignedInClient[];
+  /** Signs a client out for a user: its tokens stop working at once. */
+  revokeClient(clientId: string, user: string): Promise<void>;
 }
 
 const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;
@@ -63,6 +68,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     this.unsubscribe = this.controls.onServerState((state) => this.showState(state));
     this.renderServer(containerEl);
     this.renderClients(containerEl);
+    this.renderSignIn(containerEl);
     this.renderUsers(containerEl);
     this.renderVaults(containerEl);
     this.renderHistory(containerEl);
@@ -173,6 +179,62 @@ export class SecondBrainSettingTab extends PluginSettingTab {
           }),
         );
     }
+  }
+
+  private renderSignIn(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName("Sign-in from the browser").setHeading();
+    const oauth = this.settings.oauth;
+    new Setting(containerEl)
+      .setName("Allow sign-in from the browser")
+      .setDesc("Clients that sign in with OAuth, such as Claude Desktop, connect without a pasted token: the browser opens, and Obsidian asks you to allow each one. Nothing leaves this computer.")
+      .addToggle((toggle) =>
+        toggle.setValue(oauth.enabled).onChange(async (enabled) => {
+          oauth.enabled = enabled;
+          await this.controls.saveSettings();
+          await this.controls.restartServer();
+          this.render();
+        }),
+      );
+    if (!oauth.enabled) return;
+    if (this.settings.users.length > 1 || oauth.user !== null) {
+      new Setting(containerEl)
+        .setName("Sign-ins act as")
+        .setDesc("The user whose vaults, read-only setting and toolsets a signed-in client gets.")
+        .addDropdown((dropdown) => {
+          dropdown.addOption("", "Choose a user");
+          for (const user of this.settings.users) dropdown.addOption(user.name, user.name);
+          dropdown.setValue(oauth.user ?? "").onChange(async (name) => {
+            oauth.user = name === "" ? null : name;
+            await this.controls.saveSettings();
+          });
+        });
+    }
+    const signedIn = this.controls.signedInClients();
+    if (signedIn.length === 0) {
+      containerEl.createEl("p", { cls: "setting-item-description secondbrain-hint", text: "No application is signed in." });
+    }
+    for (const user of this.settings.users) {
+      for (const client of signedIn.filter((entry) => entry.user === user.name)) this.renderSignedIn(containerEl, client);
+    }
+  }
+
+  private renderSignedIn(containerEl: HTMLElement, client: SignedInClient): void {
+    const used = client.last_used > 0 ? new Date(client.last_used).toLocaleString() : "not yet";
+    const row = new Setting(containerEl)
+      .setName(client.client_name ?? "Application without a name")
+      .setDesc(`As ${client.user} · last used ${used} · the name is the application's own`)
+      .setClass("secondbrain-oauth-client")
+      .addButton((button) =>
+        button
+          .setButtonText("Revoke")
+          .setClass("mod-warning")
+          .onClick(async () => {
+            await this.controls.revokeClient(client.client_id, client.user);
+            this.render();
+          }),
+      );
+    row.settingEl.dataset.clientId = client.client_id;
+    row.settingEl.dataset.oauthUser = client.user;
   }
 
   private async saveUsers(): Promise<void> {

@@ -41,7 +41,15 @@ export interface PluginSettings {
   audit: { enabled: boolean; file: string };
   /** The private history of each vault (SPEC §9), in the plugin folder. */
   history: { enabled: boolean; authorName: string; authorEmail: string };
+  /**
+   * OAuth sign-in from the browser, approved in Obsidian: off unless turned on. `user` is whom
+   * sign-ins act as (null: the only user, when there is one); `approvalSeconds` how long a request
+   * waits for Allow or Deny.
+   */
+  oauth: { enabled: boolean; user: string | null; approvalSeconds: number };
 }
+
+export const DEFAULT_APPROVAL_SECONDS = 300;
 
 export const DEFAULT_HISTORY_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
 
@@ -59,6 +67,7 @@ export function defaultSettings(): PluginSettings {
     },
     audit: { enabled: false, file: DEFAULT_AUDIT_FILE },
     history: { enabled: true, authorName: DEFAULT_HISTORY_AUTHOR.name, authorEmail: DEFAULT_HISTORY_AUTHOR.email },
+    oauth: { enabled: false, user: null, approvalSeconds: DEFAULT_APPROVAL_SECONDS },
   };
 }
 
@@ -157,7 +166,22 @@ export function readSettings(data: unknown): PluginSettings {
     authorName: stringOr(history.authorName, DEFAULT_HISTORY_AUTHOR.name),
     authorEmail: stringOr(history.authorEmail, DEFAULT_HISTORY_AUTHOR.email),
   };
+  const oauth = isObject(data.oauth) ? data.oauth : {};
+  settings.oauth = {
+    enabled: boolOr(oauth.enabled, false),
+    user: typeof oauth.user === "string" && seenUsers.has(oauth.user) ? oauth.user : null,
+    approvalSeconds: intOr(oauth.approvalSeconds, DEFAULT_APPROVAL_SECONDS, 1, DEFAULT_APPROVAL_SECONDS),
+  };
   return settings;
+}
+
+/** The user OAuth sign-ins act as: the one chosen, else the only one; or a sentence saying what to do. */
+export function oauthUser(settings: PluginSettings): StoredUser | string {
+  const chosen = settings.oauth.user === null ? undefined : settings.users.find((user) => user.name === settings.oauth.user);
+  if (chosen) return chosen;
+  if (settings.oauth.user === null && settings.users.length === 1) return settings.users[0]!;
+  if (settings.users.length === 0) return "Nobody can sign in yet: in Obsidian, open Settings → Second Brain MCP and add a user, then start the connection again in the application.";
+  return "Obsidian does not know which user browser sign-ins act as: open Settings → Second Brain MCP, choose one under “Sign-in from the browser”, then start the connection again in the application.";
 }
 
 /** Every MCP vault the settings define, `default` (the whole vault) first. */

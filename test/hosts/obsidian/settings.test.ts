@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { hashToken } from "../../../src/auth/tokens";
-import { DEFAULT_PORT, defaultSettings, readSettings, vaultsOf } from "../../../src/hosts/obsidian/settings";
+import { DEFAULT_PORT, defaultSettings, oauthUser, readSettings, vaultsOf } from "../../../src/hosts/obsidian/settings";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../../src/mcp/truncate";
 
 test("first run (loadData gives null) yields the defaults: server on at 127.0.0.1, no users, the whole vault", () => {
@@ -68,4 +68,22 @@ test("a user's toolsets: kept in order, unknown names dropped, none or all of th
   });
   assert.deepEqual(settings.users.map((user) => user.toolsets), [["find", "host"], undefined, undefined, undefined, undefined]);
   assert.ok(!("toolsets" in settings.users[1]!), "every toolset is stored as no toolsets key");
+});
+
+test("OAuth sign-in is off by default; the chosen user must exist, the approval time stays within five minutes; oauthUser falls back to the only user", () => {
+  assert.deepEqual(readSettings(null).oauth, { enabled: false, user: null, approvalSeconds: 300 });
+  const users = [{ name: "alice", token_hashes: [], vaults: [], read_only: false }];
+  const read = readSettings({ users, oauth: { enabled: true, user: "alice", approvalSeconds: 2 } });
+  assert.deepEqual(read.oauth, { enabled: true, user: "alice", approvalSeconds: 2 });
+  assert.deepEqual(readSettings({ users, oauth: { enabled: "yes", user: "ghost", approvalSeconds: 301 } }).oauth, { enabled: false, user: null, approvalSeconds: 300 });
+  const named = (settings: ReturnType<typeof readSettings>): string => {
+    const user = oauthUser(settings);
+    return typeof user === "string" ? user : `user ${user.name}`;
+  };
+  assert.equal(named(readSettings({ users })), "user alice");
+  assert.match(named(readSettings({})), /add a user/);
+  const two = readSettings({ users: [...users, { name: "bob", token_hashes: [], vaults: [], read_only: false }] });
+  assert.match(named(two), /choose one/);
+  two.oauth.user = "bob";
+  assert.equal(named(two), "user bob");
 });
