@@ -1,0 +1,79 @@
+// The fusion formula of fusion.ts, on cases worked out by hand.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { DEFAULT_FUSION_WEIGHTS, fuse, graphValue, isFused, normaliseKeyword, rankFused, timeDecay, walkContribution, type FusionInputs } from "../../../src/core/search/fusion";
+
+const close = (actual: number, expected: number): void => assert.ok(Math.abs(actual - expected) < 1e-9, `${actual} vs ${expected}`);
+
+test("keyword alone: the score is the lexical score unchanged, so lexical ranking and shown scores stay as they are", () => {
+  const notes: FusionInputs[] = [
+    { path: "a.md", lexical: 7.25, keyword: normaliseKeyword(7.25, 7.25) },
+    { path: "b.md", lexical: 3.5, keyword: normaliseKeyword(3.5, 7.25) },
+  ];
+  assert.equal(isFused(notes), false);
+  const a = fuse(notes[0]!, DEFAULT_FUSION_WEIGHTS, false);
+  assert.equal(a.score, 7.25);
+  assert.equal(a.formula, "lexical");
+  assert.equal(a.similarity, undefined);
+});
+
+test("every component: α·similarity + β·keyword + γ·graph + δ·time + ε·type, each part with its weight", () => {
+  const weights = { similarity: 0.4, keyword: 0.3, graph: 0.2, time: 0.05, type: 0.05 };
+  const inputs: FusionInputs = {
+    path: "a.md",
+    lexical: 4,
+    keyword: 0.5,
+    similarity: 0.8,
+    graph: { value: 0.6, walks: [] },
+    time: { value: timeDecay(0.01, 100), age_days: 100, lambda: 0.01, source: "updated" },
+    type: { value: 0.9, type: "project", source: "type" },
+  };
+  assert.equal(isFused([inputs]), true);
+  const result = fuse(inputs, weights, true);
+  close(result.score, 0.4 * 0.8 + 0.3 * 0.5 + 0.2 * 0.6 + 0.05 * Math.exp(-1) + 0.05 * 0.9);
+  assert.equal(result.formula, "fused");
+  assert.equal(result.keyword.weight, 0.3);
+  assert.equal(result.keyword.lexical, 4);
+  assert.equal(result.similarity?.contribution, 0.32);
+  assert.equal(result.graph?.weight, 0.2);
+  assert.equal(result.time?.lambda, 0.01);
+  assert.equal(result.type?.type, "project");
+});
+
+test("a component a query lacks adds nothing; negative similarity counts as none", () => {
+  const result = fuse({ path: "a.md", lexical: 0, keyword: 0, similarity: -0.3 }, DEFAULT_FUSION_WEIGHTS, true);
+  assert.equal(result.score, 0);
+  assert.equal(result.graph, undefined);
+});
+
+test("graph: a walk multiplies relation weights and decays per hop after the first; sums clamp to [-1, 1]", () => {
+  close(walkContribution(0.8, [1.2], 0.5), 0.96);
+  close(walkContribution(1, [1, 0.6], 0.5), 0.3);
+  close(graphValue([0.7, 0.6]), 1);
+  close(graphValue([-0.9, -0.5]), -1);
+  close(graphValue([0.5, -0.2]), 0.3);
+});
+
+test("keyword normalisation: over the query's best, within [0, 1]; 0 without a best", () => {
+  close(normaliseKeyword(2, 8), 0.25);
+  assert.equal(normaliseKeyword(2, 0), 0);
+  assert.equal(normaliseKeyword(9, 8), 1);
+});
+
+test("time decay: 1 today and for future dates, a half after ln 2 / λ days", () => {
+  assert.equal(timeDecay(0.0025, 0), 1);
+  assert.equal(timeDecay(0.0025, -5), 1);
+  close(timeDecay(0.0025, Math.log(2) / 0.0025), 0.5);
+});
+
+test("ranking fused notes: best score first, ties by path", () => {
+  const ranked = rankFused(
+    [
+      { path: "b.md", result: fuse({ path: "b.md", lexical: 1, keyword: 1, similarity: 0 }, DEFAULT_FUSION_WEIGHTS, true) },
+      { path: "a.md", result: fuse({ path: "a.md", lexical: 1, keyword: 1, similarity: 0 }, DEFAULT_FUSION_WEIGHTS, true) },
+      { path: "c.md", result: fuse({ path: "c.md", lexical: 0, keyword: 0, similarity: 1 }, DEFAULT_FUSION_WEIGHTS, true) },
+    ],
+    (a, b) => (a < b ? -1 : a > b ? 1 : 0),
+  );
+  assert.deepEqual(ranked.map((note) => note.path), ["c.md", "a.md", "b.md"]);
+});
