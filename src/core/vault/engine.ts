@@ -33,6 +33,12 @@ import { leadsOutside, vaultFolderMissing } from "./directory";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, isTrashCopyOf, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
+import { SemanticIndex, type SemanticStatus } from "../search/semantic/semantic-index";
+import type { EmbeddingProvider } from "../search/semantic/provider";
+import type { ChunkProfile } from "../search/semantic/chunks";
+import type { FusionWeights } from "../search/fusion";
+import { hybridPage, isConstrained, semanticPage, type RankedPage, type SearchMode, type VectorSide } from "../search/semantic/hybrid";
+import { EmbeddingError } from "../search/semantic/provider";
 
 export { baseTitle } from "./note-document";
 import { ForegroundWork, SLICE_BUDGET_MS, sortInSlices, TimeSlice } from "../time-slice";
@@ -80,6 +86,14 @@ export interface EngineOptions {
   transactions?: TransactionStore;
   /** Test hook: hears each durable step of a transaction. */
   onTransactionEvent?: (event: TransactionEvent) => void;
+  /** Embeds the vault's chunks for semantic and hybrid search; absent or null: lexical search only. */
+  embeddings?: EmbeddingProvider | null;
+  /** How hybrid search weighs similarity against the lexical score (fusion.ts). */
+  fusionWeights?: FusionWeights;
+  /** The host's timer, for retrying a failed embedding provider later; returns the cancel. */
+  schedule?: (ms: number, task: () => void) => () => void;
+  /** Chunk profile of a note (types config); medium when absent. */
+  chunkProfile?: (path: string) => ChunkProfile;
 }
 
 export interface ReconcileReport {
@@ -111,6 +125,7 @@ export class Engine implements VaultEngine {
   private readonly facts = new FactsTable();
   private sorted: FileRecord[] | null = null;
   private readonly index = new NoteIndex();
+  private readonly semantic: SemanticIndex;
   private readonly snapshots: IndexSnapshots;
   private readonly tables: SnapshotState;
   private state: IndexState = "warming";
@@ -140,6 +155,21 @@ export class Engine implements VaultEngine {
       logger: options.logger,
       slice: this.slice,
       now: () => options.clock.now(),
+    });
+    const encoder = new TextEncoder();
+    this.semantic = new SemanticIndex({
+      vault: options.name,
+      store: options.store,
+      logger: options.logger,
+      slice: this.slice,
+      hash: (text) => options.hasher.sha256Hex(encoder.encode(text)).slice(0, 16),
+      notes: () => this.files().filter((file) => file.isNote && file.size <= TEXT_LIMIT_BYTES).map((file) => ({ path: file.path, hash: file.hash })),
+      source: async (path) => {
+        const body = await this.bodyText(path);
+        return body === null ? null : { vault: options.name, path, title: this.facts.get(path)?.title ?? path, body };
+      },
+      ...(options.chunkProfile ? { profile: options.chunkProfile } : {}),
+      ...(options.schedule ? { schedule: options.schedule } : {}),
     });
     this.writes = new WritePath({
       vault: options.name,
@@ -189,6 +219,7 @@ export class Engine implements VaultEngine {
     this.prepareLinks().catch((error: unknown) => {
       this.options.logger.log({ level: "warn", event: "links_not_prepared", vault: this.name, reason: describeFailure(error) });
     });
+    if (this.options.embeddings) this.semantic.setProvider(this.options.embeddings);
     return report;
   }
 
@@ -283,6 +314,7 @@ export class Engine implements VaultEngine {
     const reingested = await this.ingestAll(toIngest);
     this.sorted = null;
     this.version += 1;
+    this.semantic.touch();
     const report: ReconcileReport = {
       unchanged: plan.unchanged.length,
       changed: plan.changed.length,
@@ -329,6 +361,7 @@ export class Engine implements VaultEngine {
     if (touched) {
       this.sorted = null;
       this.version += 1;
+      this.semantic.touch();
     }
     if (folderChanged && this.available()) await this.reconcile();
   }
@@ -354,6 +387,7 @@ export class Engine implements VaultEngine {
     }
     this.sorted = null;
     this.version += 1;
+    this.semantic.touch();
   }
 
   /** Removes trash copies older than the retention period; a failure only warns. */
@@ -417,6 +451,26 @@ export class Engine implements VaultEngine {
   /** Lets go of the snapshot files held open (notes' metadata is parsed again when asked for after it). */
   close(): void {
     this.snapshots.close();
+    this.semantic.close();
+  }
+
+  /** Turns semantic search on with a provider (a new model re-embeds in the background) or off (null). */
+  setEmbeddingProvider(provider: EmbeddingProvider | null): void {
+    this.semantic.setProvider(provider);
+  }
+
+  semanticStatus(): SemanticStatus {
+    return this.semantic.status();
+  }
+
+  /** Resolves once the background embedding pass has ended (tests, bench). */
+  async semanticIdle(): Promise<void> {
+    await this.semantic.idle();
+  }
+
+  /** The vectors' size in chunks, and the texts sent to the provider since the start (bench, tests). */
+  semanticCounts(): { notes: number; chunks: number; textsSent: number } {
+    return { notes: this.semantic.status().done, chunks: this.semantic.chunkCount, textsSent: this.semantic.textsSent };
   }
 
   /** Forgets the persisted snapshot so the next start rebuilds the index from the files. */
@@ -432,6 +486,7 @@ export class Engine implements VaultEngine {
   async persist(): Promise<void> {
     const written = await this.snapshots.persist(this.tables);
     this.options.logger.log({ level: "debug", event: "index_persisted", vault: this.name, ...written });
+    await this.semantic.persist();
   }
 
   private drop(path: string): void {
@@ -701,18 +756,56 @@ export class Engine implements VaultEngine {
     }
   }
 
+  /** The mode a search without one runs in: hybrid once the vectors of an enabled provider are complete. */
+  defaultSearchMode(): SearchMode {
+    return this.semantic.usable() && this.semantic.status().state === "ready" ? "hybrid" : "lexical";
+  }
+
   async search(query: string, options: SearchOptions): Promise<SearchOutcome> {
     const parsed = parseQuery(query);
-    const page = await this.index.search(parsed, {
-      limit: options.limit,
-      offset: options.offset,
-      filter: options.filter,
-      loadText: (path) => this.bodyText(path),
-      explain: options.explain === true,
-    });
-    const outcome: SearchOutcome = { total: page.total, hits: page.hits };
-    if (page.totalEstimated) outcome.total_estimated = true;
-    return outcome;
+    const explain = options.explain === true;
+    const lexical = async (limit: number, offset: number): Promise<RankedPage> =>
+      this.index.search(parsed, { limit, offset, filter: options.filter, loadText: (path) => this.bodyText(path), explain });
+    const finish = (page: RankedPage, mode: SearchMode, hint?: string): SearchOutcome => {
+      const outcome: SearchOutcome = { total: page.total, hits: page.hits, mode };
+      if (page.totalEstimated) outcome.total_estimated = true;
+      if (hint !== undefined) outcome.hint = hint;
+      return outcome;
+    };
+    const requested = options.mode ?? this.defaultSearchMode();
+    const status = this.semantic.status();
+    if (requested === "lexical") {
+      const hint = options.mode === undefined && status.error !== undefined ? `Semantic search is unavailable (${status.error}); these hits are lexical. vault_list shows its state.` : undefined;
+      return finish(await lexical(options.limit, options.offset), "lexical", hint);
+    }
+    const unavailable = this.semanticUnavailable();
+    if (unavailable !== null) return finish(await lexical(options.limit, options.offset), "lexical", `mode "${requested}" is unavailable: ${unavailable}; these hits are lexical.`);
+    let vector: Float32Array;
+    try {
+      vector = await this.semantic.embedQuery(query);
+    } catch (error) {
+      const reason = error instanceof EmbeddingError ? error.message : "the embedding provider failed";
+      return finish(await lexical(options.limit, options.offset), "lexical", `mode "${requested}" is unavailable: ${reason}; these hits are lexical. vault_list shows its state.`);
+    }
+    const semantic = this.semantic;
+    const side: VectorSide = {
+      search: (k, accept) => semantic.search(vector, k, accept),
+      similarity: (path) => semantic.similarity(path, vector),
+      count: (accept) => semantic.count(accept),
+    };
+    const partial = status.state === "embedding" ? `the vault is still being embedded (${status.done} of ${status.total} notes); notes not embedded yet are found by their words only` : undefined;
+    const request = { limit: options.limit, offset: options.offset, explain, ...(options.filter ? { filter: options.filter } : {}), ...(this.options.fusionWeights ? { weights: this.options.fusionWeights } : {}) };
+    if (requested === "semantic") return finish(semanticPage(side, request), "semantic", partial);
+    return finish(await hybridPage((limit) => lexical(limit, 0), side, isConstrained(parsed), request), "hybrid", partial);
+  }
+
+  /** Why semantic search cannot answer now, or null when it can. */
+  private semanticUnavailable(): string | null {
+    const status = this.semantic.status();
+    if (status.state === "off") return "no embedding provider is enabled for this vault (see the README, semantic search)";
+    if (this.semantic.usable()) return null;
+    if (status.error !== undefined) return status.error;
+    return `the vault's notes are being embedded (${status.done} of ${status.total}); try again shortly`;
   }
 }
 

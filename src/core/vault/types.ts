@@ -6,6 +6,9 @@ import type { NoteFacts } from "../notes/structure";
 import type { RecoveryReport } from "../write/transaction";
 import type { WritePath } from "../write/write-path";
 import type { ScoreExplanation } from "../search/ranking";
+import type { FusionResult } from "../search/fusion";
+import type { MatchedChunk, SearchMode } from "../search/semantic/hybrid";
+import type { SemanticStatus } from "../search/semantic/semantic-index";
 
 export interface FileRecord extends FileStat {
   /** True for `.md` files; everything else is an attachment. */
@@ -62,9 +65,16 @@ export interface SearchHit {
   terms: string[];
   /** The parts of `score`, when the search asked for them. */
   explanation?: ScoreExplanation;
+  /** How similarity and the lexical score made `score` (semantic and hybrid modes, with explain). */
+  fusion?: FusionResult;
+  /** The note's chunk most similar to the question (semantic and hybrid modes, with explain). */
+  chunk?: MatchedChunk;
 }
 
 export interface SearchOutcome {
+  /** The mode the hits were ranked in: lexical when the one asked for was unavailable (then `hint` says why). */
+  mode: SearchMode;
+  hint?: string;
   total: number;
   /** Present (true) when `total` is an estimate: phrases were verified only as far as the page needed. */
   total_estimated?: boolean;
@@ -77,6 +87,8 @@ export interface SearchOptions {
   filter?: (path: string) => boolean;
   /** Each hit carries the parts of its score (see core/search/ranking.ts). */
   explain?: boolean;
+  /** Absent: hybrid once an embedding provider's vectors are complete, else lexical. */
+  mode?: SearchMode;
 }
 
 /** One vault as the engine serves it: the read view plus search and lifecycle. */
@@ -104,6 +116,10 @@ export interface VaultEngine extends VaultView {
   /** The last vault-wide change completed or undone at a start after a crash, or null. */
   lastRecovery(): RecoveryReport | null;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
+  /** The mode a search without one runs in. */
+  defaultSearchMode(): SearchMode;
+  /** The embedding index's progress (vault_list `semantic`). */
+  semanticStatus(): SemanticStatus;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;
   /**

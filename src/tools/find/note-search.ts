@@ -3,6 +3,8 @@ import { parseQuery } from "../../core/search/query";
 import { makeSnippet } from "../../core/search/snippet";
 import type { FileRecord, VaultEngine } from "../../core/vault/types";
 import type { ScoreExplanation } from "../../core/search/ranking";
+import type { FusionResult } from "../../core/search/fusion";
+import { SEARCH_MODES, type MatchedChunk, type SearchMode } from "../../core/search/semantic/hybrid";
 import {
   allTagsMatcher,
   fileFilter,
@@ -23,7 +25,20 @@ import { conditionsFrom, matches } from "./properties";
 const ZERO_HITS_HINT =
   "No note matched. Try fewer or more general words, drop filters (prefix, tags, properties), or use vault_grep for exact text or a regular expression.";
 
-function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: ScoreExplanation) {
+interface HitExplanation {
+  lexical?: ScoreExplanation;
+  fusion?: FusionResult;
+  chunk?: MatchedChunk;
+}
+
+/** A lexical hit's explanation as before; semantic and hybrid hits add the fused parts and the chunk that matched. */
+function explanationOf(parts: HitExplanation, mode: SearchMode): Record<string, unknown> | ScoreExplanation | undefined {
+  if (mode === "lexical") return parts.lexical;
+  if (!parts.lexical && !parts.fusion && !parts.chunk) return undefined;
+  return { ...(parts.lexical ?? {}), ...(parts.fusion ? { fusion: parts.fusion } : {}), ...(parts.chunk ? { matched_chunk: parts.chunk } : {}) };
+}
+
+function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: Record<string, unknown> | ScoreExplanation) {
   const summary = engine.summary(record.path);
   return {
     path: record.path,
@@ -53,7 +68,14 @@ export const noteSearch = defineTool({
     properties: optional(record({ description: 'Frontmatter properties that must equal the given values, e.g. {"status": "active"}.' })),
     limit: limitField(10, 50),
     offset: offsetField,
-    explain: optional(boolean({ description: "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight." })),
+    explain: optional(boolean({ description: "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight; in semantic and hybrid modes also the similarity and keyword parts with their weights and the chunk (heading) that matched." })),
+    mode: optional(
+      string({
+        description:
+          "lexical (words), semantic (meaning: similarity of the note's embedded chunks to the query) or hybrid (both, fused). Default: hybrid once an embedding provider is enabled and the vault is embedded, else lexical; when the provider fails the hits are lexical and `hint` says why.",
+        enum: SEARCH_MODES,
+      }),
+    ),
   }),
   annotations: READ_ONLY,
   async handler(ctx, args) {
@@ -77,6 +99,8 @@ export const noteSearch = defineTool({
     let total: number;
     let totalEstimated = false;
     let hits: Array<ReturnType<typeof hitEntry>>;
+    let mode: SearchMode = "lexical";
+    let hint: string | undefined;
     if (query === "") {
       const recent = engine
         .files()
@@ -93,7 +117,10 @@ export const noteSearch = defineTool({
         offset: args.offset,
         ...(filtered ? { filter: accept } : {}),
         ...(args.explain === true ? { explain: true } : {}),
+        ...(args.mode !== undefined ? { mode: args.mode as SearchMode } : {}),
       });
+      mode = outcome.mode;
+      hint = outcome.hint;
       total = outcome.total;
       totalEstimated = outcome.total_estimated === true;
       const bodies = await Promise.all(outcome.hits.map((hit) => engine.bodyText(hit.path)));
@@ -102,7 +129,8 @@ export const noteSearch = defineTool({
         const file = engine.file(hit.path);
         if (!file) return;
         const body = bodies[position] ?? null;
-        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), hit.explanation));
+        const explained = explanationOf({ ...(hit.explanation ? { lexical: hit.explanation } : {}), ...(hit.fusion ? { fusion: hit.fusion } : {}), ...(hit.chunk ? { chunk: hit.chunk } : {}) }, mode);
+        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), explained));
       });
     }
     const result: Record<string, unknown> = {
@@ -113,9 +141,11 @@ export const noteSearch = defineTool({
       returned: hits.length,
       offset: args.offset,
       index: engine.indexState(),
+      mode,
       hits,
     };
-    if (total === 0) result.hint = ZERO_HITS_HINT;
+    if (hint !== undefined) result.hint = hint;
+    if (total === 0) result.hint = hint === undefined ? ZERO_HITS_HINT : `${hint} ${ZERO_HITS_HINT}`;
     return result;
   },
 });
