@@ -2,31 +2,10 @@
 // embedder), the headless server, and the official SDK client.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { startTestServer, type TestServer } from "../support/server";
-import { tempVault, type TempVault } from "../support/vaults";
-import { startEmbeddingServer, type EmbeddingServer } from "../support/embedder";
+import type { TempVault } from "../support/vaults";
+import { semanticVault as makeVault, startEmbeddingServer, type EmbeddingServer } from "../support/embedder";
 import { within } from "../support/poll";
-
-const filler = (topic: string, count: number): string =>
-  Array.from({ length: count }, (_, i) => `${topic} note line ${i} keeps the section long enough to be a chunk of its own.`).join(" ");
-
-function makeVault(): TempVault {
-  const source = mkdtempSync(path.join(os.tmpdir(), "sbmcp-semantic-src-"));
-  const write = (relative: string, text: string): void => {
-    mkdirSync(path.dirname(path.join(source, relative)), { recursive: true });
-    writeFileSync(path.join(source, relative), text);
-  };
-  write("cooking/bread.md", `# Sourdough bread\n\nFeed the starter with flour and water, knead the dough and bake it in a hot oven.\n\n## Shaping\n\n${filler("Shaping", 14)}\n\n## Baking\n\n${filler("Baking", 14)}\n`);
-  write("garden/tomatoes.md", "# Tomatoes\n\nWater the tomato plants every morning and tie them to stakes.\n");
-  write("tech/kubernetes.md", "# Kubernetes\n\nPods, deployments and services run containers in a cluster.\n");
-  write("travel/japan.md", "# Japan trip\n\nTrains from Tokyo to Kyoto, temples and ramen.\n");
-  const vault = tempVault(source);
-  rmSync(source, { recursive: true, force: true });
-  return vault;
-}
 
 interface Semantic {
   state: string;

@@ -33,3 +33,4 @@ export {
   setIcon,
 } from "./ui/components";
 export { default as moment } from "moment";
+export { requestUrl, type RequestUrlParam, type RequestUrlResponse } from "./request-url";

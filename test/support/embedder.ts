@@ -1,7 +1,11 @@
 // The deterministic stand-in for an embedding model, and a real /v1/embeddings HTTP server serving
 // it: texts become hashed bags of character trigrams, normalised, so texts sharing words are near.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { tempVault, type TempVault } from "./vaults";
 
 export const TEST_DIMS = 128;
 
@@ -96,3 +100,23 @@ export async function startEmbeddingServer(embed: (text: string) => number[] = (
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return state;
 }
+
+const filler = (topic: string, count: number): string =>
+  Array.from({ length: count }, (_, i) => `${topic} note line ${i} keeps the section long enough to be a chunk of its own.`).join(" ");
+
+/** Four notes on distinct topics; the bread note is several chunks. */
+export function semanticVault(): TempVault {
+  const source = mkdtempSync(path.join(os.tmpdir(), "sbmcp-semantic-src-"));
+  const write = (relative: string, text: string): void => {
+    mkdirSync(path.dirname(path.join(source, relative)), { recursive: true });
+    writeFileSync(path.join(source, relative), text);
+  };
+  write("cooking/bread.md", `# Sourdough bread\n\nFeed the starter with flour and water, knead the dough and bake it in a hot oven.\n\n## Shaping\n\n${filler("Shaping", 14)}\n\n## Baking\n\n${filler("Baking", 14)}\n`);
+  write("garden/tomatoes.md", "# Tomatoes\n\nWater the tomato plants every morning and tie them to stakes.\n");
+  write("tech/kubernetes.md", "# Kubernetes\n\nPods, deployments and services run containers in a cluster.\n");
+  write("travel/japan.md", "# Japan trip\n\nTrains from Tokyo to Kyoto, temples and ramen.\n");
+  const vault = tempVault(source);
+  rmSync(source, { recursive: true, force: true });
+  return vault;
+}
+
