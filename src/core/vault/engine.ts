@@ -126,6 +126,7 @@ export class Engine implements VaultEngine {
   private sorted: FileRecord[] | null = null;
   private readonly index = new NoteIndex();
   private readonly semantic: SemanticIndex;
+  private fusionWeights: FusionWeights | undefined;
   private readonly snapshots: IndexSnapshots;
   private readonly tables: SnapshotState;
   private state: IndexState = "warming";
@@ -147,6 +148,7 @@ export class Engine implements VaultEngine {
     this.options = options;
     this.name = options.name;
     this.historyPort = options.history ?? null;
+    this.fusionWeights = options.fusionWeights;
     this.tables = { records: this.records, facts: this.facts, index: this.index, metadata: options.metadata };
     this.slice = new TimeSlice(() => options.clock.now(), options.yielder, SLICE_BUDGET_MS, this.foreground);
     this.snapshots = new IndexSnapshots({
@@ -457,6 +459,11 @@ export class Engine implements VaultEngine {
   /** Turns semantic search on with a provider (a new model re-embeds in the background) or off (null). */
   setEmbeddingProvider(provider: EmbeddingProvider | null): void {
     this.semantic.setProvider(provider);
+  }
+
+  /** How hybrid search weighs its parts from now on (a config reload; the quality bench's sweep). */
+  setFusionWeights(weights: FusionWeights): void {
+    this.fusionWeights = weights;
   }
 
   semanticStatus(): SemanticStatus {
@@ -794,7 +801,7 @@ export class Engine implements VaultEngine {
       count: (accept) => semantic.count(accept),
     };
     const partial = status.state === "embedding" ? `the vault is still being embedded (${status.done} of ${status.total} notes); notes not embedded yet are found by their words only` : undefined;
-    const request = { limit: options.limit, offset: options.offset, explain, ...(options.filter ? { filter: options.filter } : {}), ...(this.options.fusionWeights ? { weights: this.options.fusionWeights } : {}) };
+    const request = { limit: options.limit, offset: options.offset, explain, ...(options.filter ? { filter: options.filter } : {}), ...(this.fusionWeights ? { weights: this.fusionWeights } : {}) };
     if (requested === "semantic") return finish(semanticPage(side, request), "semantic", partial);
     return finish(await hybridPage((limit) => lexical(limit, 0), side, isConstrained(parsed), request), "hybrid", partial);
   }

@@ -19,6 +19,7 @@ import { VaultWatcher } from "./watcher";
 import type { TransactionEvent } from "../../core/write/transaction";
 import { OpenAICompatibleProvider } from "../../core/search/semantic/provider";
 import { nodeHttpPost } from "./http-post";
+import type { FusionWeights } from "../../core/search/fusion";
 
 /** An OpenAI-compatible /v1/embeddings endpoint for semantic search. */
 export interface EmbeddingSettings {
@@ -66,6 +67,8 @@ export interface NodeVaultOptions {
   ingestWorkers?: number;
   /** Semantic search through this endpoint; absent: lexical search only. */
   embeddings?: EmbeddingSettings;
+  /** How hybrid search weighs its parts (fusion.ts); the defaults when absent. */
+  fusionWeights?: FusionWeights;
   /** Hears each durable step of a vault-wide change (tests); default: the crash hook below, when its variable is set. */
   onTransactionEvent?: (event: TransactionEvent) => void;
 }
@@ -141,6 +144,7 @@ export class NodeVaultHost {
       transactions: new FileTransactionStore(path.join(vaultDataDir(options.dataDir, options.name, options.root), "transactions")),
       ...(onTransactionEvent ? { onTransactionEvent } : {}),
       ...(options.embeddings ? { embeddings: embeddingProvider(options.embeddings) } : {}),
+      ...(options.fusionWeights ? { fusionWeights: options.fusionWeights } : {}),
       schedule,
       hasher: nodeHasher,
       clock: systemClock,

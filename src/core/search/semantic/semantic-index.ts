@@ -51,7 +51,10 @@ export interface SemanticIndexOptions {
 
 export const RETRY_FIRST_MS = 30_000;
 export const RETRY_MAX_MS = 600_000;
-/** Chunks embedded between two saves of a long pass, so a stop midway keeps most of the work. */
+/**
+ * Chunks embedded between two saves of a long pass, so a stop midway keeps most of the work: at least
+ * this many, and a quarter of what the index holds, so that a large first pass saves a few times only.
+ */
 const SAVE_EVERY_CHUNKS = 4096;
 
 interface Pending {
@@ -164,11 +167,6 @@ export class SemanticIndex {
     return this.index?.similarity(path, query) ?? null;
   }
 
-  /** The note's stored vectors, for neighbours of a note. */
-  vectorsOf(path: string): readonly StoredChunk[] | null {
-    return this.index?.get(path)?.chunks ?? null;
-  }
-
   get chunkCount(): number {
     return this.index?.chunkCount ?? 0;
   }
@@ -177,7 +175,7 @@ export class SemanticIndex {
   async persist(): Promise<void> {
     if (!this.dirty || !this.index) return;
     this.dirty = false;
-    await this.options.store.save(VECTORS_KEY, this.index.encode());
+    await this.options.store.save(VECTORS_KEY, await this.index.encode(() => this.options.slice.pause()));
     this.options.logger.log({ level: "debug", event: "vectors_persisted", vault: this.options.vault, notes: this.index.size, chunks: this.index.chunkCount });
   }
 
@@ -202,7 +200,7 @@ export class SemanticIndex {
       this.loaded = true;
       try {
         const bytes = await this.options.store.load(VECTORS_KEY);
-        if (bytes) this.index = VectorIndex.decode(bytes);
+        if (bytes) this.index = await VectorIndex.decode(bytes, () => this.options.slice.pause());
       } catch (error) {
         this.options.logger.log({ level: "warn", event: "vectors_discarded", vault: this.options.vault, reason: error instanceof Error ? error.message : "unreadable" });
         this.index = null;
@@ -278,7 +276,7 @@ export class SemanticIndex {
       // A pass that succeeds clears the failure it may have recovered from.
       this.error = undefined;
       this.retryDelay = this.options.retryMs ?? RETRY_FIRST_MS;
-      if (sinceSave >= SAVE_EVERY_CHUNKS) {
+      if (sinceSave >= Math.max(SAVE_EVERY_CHUNKS, index.chunkCount / 4)) {
         sinceSave = 0;
         await this.persist();
       }
@@ -292,7 +290,13 @@ export class SemanticIndex {
       }
       const chunks = chunkNote(source, this.options.profile?.(note.path) ?? DEFAULT_CHUNK_PROFILE, this.options.hash);
       const reuse = new Map<string, StoredChunk>();
-      for (const chunk of index.get(note.path)?.chunks ?? []) reuse.set(chunk.hash, chunk);
+      const stored = index.get(note.path);
+      const needed = new Set(chunks.map((chunk) => chunk.hash));
+      stored?.chunks.forEach((meta, i) => {
+        if (!needed.has(meta.hash) || reuse.has(meta.hash)) return;
+        const vector = index.vectorOf(note.path, i);
+        if (vector) reuse.set(meta.hash, { ...meta, ...vector });
+      });
       pending.push({ path: note.path, noteHash: note.hash ?? "", chunks, reuse });
       missing += chunks.filter((chunk) => !reuse.has(chunk.hash)).length;
       if (missing >= provider.batchSize) await flush();

@@ -1,17 +1,24 @@
 // The vectors of a vault's chunks, int8-quantised with one scale per vector (a quarter of float32's
-// size; cosine similarity changes by well under 0.01), kept per note and searched exactly: every chunk
-// is compared with the question. The index records the model that made its vectors; vectors of
-// another model are never compared with its questions.
+// size; cosine similarity changes by well under 0.01), searched exactly: every chunk is compared with
+// the question. They live in one flat array (a row per chunk), so that a search is a single tight loop
+// over contiguous memory and saving is a copy; a replaced note's rows are reused by later ones. The
+// index records the model that made its vectors; vectors of another model are never compared with
+// its questions.
 
-export interface StoredChunk {
+export interface ChunkMeta {
   index: number;
   heading: string;
   /** The chunk's hash (chunks.ts): an unchanged chunk keeps its vector. */
   hash: string;
+}
+
+export interface ChunkVector {
   /** vector[i] × scale is the unit vector's component i. */
   scale: number;
   vector: Int8Array;
 }
+
+export type StoredChunk = ChunkMeta & ChunkVector;
 
 export interface StoredNote {
   /** The note's content_hash when it was chunked: an unchanged note is not even chunked again. */
@@ -22,11 +29,18 @@ export interface StoredNote {
 export interface VectorMatch {
   path: string;
   similarity: number;
-  chunk: StoredChunk;
+  chunk: ChunkMeta;
+}
+
+interface Entry {
+  slot: number;
+  noteHash: string;
+  rows: number[];
+  meta: ChunkMeta[];
 }
 
 /** A unit vector of the values, quantised: the largest component is ±127. */
-export function quantize(values: Float32Array): { scale: number; vector: Int8Array } {
+export function quantize(values: Float32Array): ChunkVector {
   let norm = 0;
   for (const value of values) norm += value * value;
   norm = Math.sqrt(norm);
@@ -51,15 +65,10 @@ export function normalize(values: Float32Array): Float32Array {
   return unit;
 }
 
-function dot(query: Float32Array, chunk: StoredChunk): number {
-  const vector = chunk.vector;
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * query[i]!;
-  return sum * chunk.scale;
-}
-
 const MAGIC = 0x58564253; // "SBVX"
-export const VECTOR_FORMAT_VERSION = 1;
+export const VECTOR_FORMAT_VERSION = 2;
+/** Notes encoded between two pauses of a save. */
+const ENCODE_STEP = 1000;
 
 export class VectorFormatError extends Error {
   constructor(problem: string) {
@@ -68,18 +77,21 @@ export class VectorFormatError extends Error {
   }
 }
 
-interface Header {
-  model: string;
-  dims: number;
-  /** [path, noteHash, [index, heading, hash][]] per note, in the order of the vectors. */
-  notes: Array<[string, string, Array<[number, string, string]>]>;
-}
+type HeaderNote = [string, string, Array<[number, string, string]>];
 
 export class VectorIndex {
   readonly model: string;
   /** 0 until the first vector says how many dimensions the model gives. */
   dims: number;
-  private readonly notes = new Map<string, StoredNote>();
+  private readonly notes = new Map<string, Entry>();
+  private vectors = new Int8Array(0);
+  private scales = new Float32Array(0);
+  /** The note slot owning each row, -1 for a free row. */
+  private owners = new Int32Array(0);
+  private rowCount = 0;
+  private readonly freeRows: number[] = [];
+  private readonly slotPaths: Array<string | null> = [];
+  private readonly freeSlots: number[] = [];
   private chunkTotal = 0;
 
   constructor(model: string, dims = 0) {
@@ -99,66 +111,160 @@ export class VectorIndex {
     return this.notes.keys();
   }
 
-  get(path: string): StoredNote | undefined {
-    return this.notes.get(path);
+  /** The note's hash and chunks (vectors: vectorOf). */
+  get(path: string): { noteHash: string; chunks: readonly ChunkMeta[] } | undefined {
+    const entry = this.notes.get(path);
+    return entry ? { noteHash: entry.noteHash, chunks: entry.meta } : undefined;
+  }
+
+  /** A copy of the note's i-th chunk vector. */
+  vectorOf(path: string, i: number): ChunkVector | null {
+    const row = this.notes.get(path)?.rows[i];
+    if (row === undefined) return null;
+    return { scale: this.scales[row]!, vector: this.vectors.slice(row * this.dims, (row + 1) * this.dims) };
+  }
+
+  private grow(rows: number): void {
+    if (rows <= this.owners.length) return;
+    const capacity = Math.max(rows, Math.ceil(this.owners.length * 1.5), 1024);
+    const vectors = new Int8Array(capacity * this.dims);
+    vectors.set(this.vectors);
+    const scales = new Float32Array(capacity);
+    scales.set(this.scales);
+    const owners = new Int32Array(capacity).fill(-1);
+    owners.set(this.owners);
+    this.vectors = vectors;
+    this.scales = scales;
+    this.owners = owners;
+  }
+
+  private takeRow(slot: number): number {
+    const row = this.freeRows.pop() ?? this.rowCount++;
+    this.grow(row + 1);
+    this.owners[row] = slot;
+    return row;
   }
 
   set(path: string, note: StoredNote): void {
     for (const chunk of note.chunks) {
-      if (this.dims === 0) this.dims = chunk.vector.length;
-      else if (chunk.vector.length !== this.dims) throw new VectorFormatError(`holds ${this.dims}-dimensional vectors of ${this.model}; the model now gives ${chunk.vector.length}`);
+      if (this.dims === 0) {
+        this.dims = chunk.vector.length;
+        this.vectors = new Int8Array(this.owners.length * this.dims);
+      } else if (chunk.vector.length !== this.dims) throw new VectorFormatError(`holds ${this.dims}-dimensional vectors of ${this.model}; the model now gives ${chunk.vector.length}`);
     }
-    this.remove(path);
-    this.notes.set(path, note);
-    this.chunkTotal += note.chunks.length;
+    const old = this.notes.get(path);
+    const slot = old?.slot ?? this.freeSlots.pop() ?? this.slotPaths.length;
+    this.slotPaths[slot] = path;
+    // New rows are written before the old ones are let go: the chunks may be views of the old rows.
+    const rows = note.chunks.map((chunk) => {
+      const row = this.takeRow(slot);
+      this.vectors.set(chunk.vector, row * this.dims);
+      this.scales[row] = chunk.scale;
+      return row;
+    });
+    if (old) this.releaseRows(old);
+    this.notes.set(path, { slot, noteHash: note.noteHash, rows, meta: note.chunks.map(({ index, heading, hash }) => ({ index, heading, hash })) });
+    this.chunkTotal += rows.length;
+  }
+
+  private releaseRows(entry: Entry): void {
+    for (const row of entry.rows) {
+      this.owners[row] = -1;
+      this.freeRows.push(row);
+    }
+    this.chunkTotal -= entry.rows.length;
   }
 
   remove(path: string): void {
-    const old = this.notes.get(path);
-    if (!old) return;
-    this.chunkTotal -= old.chunks.length;
+    const entry = this.notes.get(path);
+    if (!entry) return;
+    this.releaseRows(entry);
     this.notes.delete(path);
+    this.slotPaths[entry.slot] = null;
+    this.freeSlots.push(entry.slot);
+  }
+
+  private dot(row: number, query: Float32Array): number {
+    const vectors = this.vectors;
+    const base = row * this.dims;
+    let sum = 0;
+    for (let i = 0; i < query.length; i++) sum += vectors[base + i]! * query[i]!;
+    return sum * this.scales[row]!;
   }
 
   /** The note's best chunk for a unit query vector, or null when it has no vectors. */
   similarity(path: string, query: Float32Array): VectorMatch | null {
-    const note = this.notes.get(path);
-    if (!note || query.length !== this.dims) return null;
-    let best: VectorMatch | null = null;
-    for (const chunk of note.chunks) {
-      const similarity = dot(query, chunk);
-      if (!best || similarity > best.similarity) best = { path, similarity, chunk };
-    }
-    return best;
+    const entry = this.notes.get(path);
+    if (!entry || query.length !== this.dims || entry.rows.length === 0) return null;
+    let best = 0;
+    let similarity = -Infinity;
+    entry.rows.forEach((row, i) => {
+      const value = this.dot(row, query);
+      if (value > similarity) {
+        similarity = value;
+        best = i;
+      }
+    });
+    return { path, similarity, chunk: entry.meta[best]! };
   }
 
   /** The `k` notes most similar to a unit query vector (by their best chunk), best first, ties by path. */
   search(query: Float32Array, k: number, accept?: (path: string) => boolean): VectorMatch[] {
-    if (query.length !== this.dims || k <= 0) return [];
+    if (query.length !== this.dims || k <= 0 || this.notes.size === 0) return [];
+    const slots = this.slotPaths.length;
+    const best = new Float32Array(slots).fill(-Infinity);
+    const bestRow = new Int32Array(slots).fill(-1);
+    const { owners, vectors, scales, dims } = this;
+    for (let row = 0; row < this.rowCount; row++) {
+      const slot = owners[row]!;
+      if (slot < 0) continue;
+      const base = row * dims;
+      let sum = 0;
+      for (let i = 0; i < dims; i++) sum += vectors[base + i]! * query[i]!;
+      sum *= scales[row]!;
+      if (sum > best[slot]!) {
+        best[slot] = sum;
+        bestRow[slot] = row;
+      }
+    }
     // A bounded list sorted worst first: k is small, so insertion beats a heap here.
-    const top: VectorMatch[] = [];
-    for (const path of this.notes.keys()) {
-      const match = this.similarity(path, query);
-      if (!match) continue;
-      if (top.length === k && match.similarity <= top[0]!.similarity) continue;
-      if (accept && !accept(path)) continue;
+    const top: Array<{ slot: number; similarity: number }> = [];
+    for (let slot = 0; slot < slots; slot++) {
+      if (bestRow[slot]! < 0) continue;
+      const similarity = best[slot]!;
+      if (top.length === k && similarity <= top[0]!.similarity) continue;
+      if (accept && !accept(this.slotPaths[slot]!)) continue;
       let at = 0;
-      while (at < top.length && top[at]!.similarity < match.similarity) at++;
-      top.splice(at, 0, match);
+      while (at < top.length && top[at]!.similarity < similarity) at++;
+      top.splice(at, 0, { slot, similarity });
       if (top.length > k) top.shift();
     }
-    return top.reverse().sort((a, b) => b.similarity - a.similarity || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return top
+      .map(({ slot, similarity }): VectorMatch => {
+        const path = this.slotPaths[slot]!;
+        const entry = this.notes.get(path)!;
+        return { path, similarity, chunk: entry.meta[entry.rows.indexOf(bestRow[slot]!)]! };
+      })
+      .sort((a, b) => b.similarity - a.similarity || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  /** The file: magic, version, header length, JSON header, then per chunk its float32 scale, then the int8 vectors. */
-  encode(): Uint8Array[] {
-    const header: Header = { model: this.model, dims: this.dims, notes: [] };
-    const chunks: StoredChunk[] = [];
-    for (const [path, note] of this.notes) {
-      header.notes.push([path, note.noteHash, note.chunks.map((chunk) => [chunk.index, chunk.heading, chunk.hash])]);
-      chunks.push(...note.chunks);
+  /**
+   * The file: magic, version, header length, the header (a JSON line with the model, dimensions and
+   * note count, then a JSON line per note: path, content hash, [index, heading, hash] per chunk), then
+   * per chunk its float32 scale, then the int8 vectors, in note order. Pauses between stretches of
+   * notes: a large vault's header is megabytes.
+   */
+  async encode(pause: () => Promise<void> = async () => undefined): Promise<Uint8Array[]> {
+    const lines: string[] = [JSON.stringify({ model: this.model, dims: this.dims, notes: this.notes.size })];
+    const order: number[] = [];
+    for (const [path, entry] of this.notes) {
+      const note: HeaderNote = [path, entry.noteHash, entry.meta.map((meta) => [meta.index, meta.heading, meta.hash])];
+      lines.push(JSON.stringify(note));
+      for (const row of entry.rows) order.push(row);
+      if (lines.length % ENCODE_STEP === 0) await pause();
     }
-    const json = new TextEncoder().encode(JSON.stringify(header));
+    const json = new TextEncoder().encode(lines.join("\n"));
+    await pause();
     const padded = Math.ceil(json.length / 4) * 4;
     const head = new Uint8Array(12 + padded);
     const view = new DataView(head.buffer);
@@ -167,15 +273,19 @@ export class VectorIndex {
     view.setUint32(8, json.length, true);
     head.set(json, 12);
     head.fill(0x20, 12 + json.length);
-    const scales = new Float32Array(chunks.length);
-    chunks.forEach((chunk, i) => (scales[i] = chunk.scale));
-    const vectors = new Int8Array(chunks.length * this.dims);
-    chunks.forEach((chunk, i) => vectors.set(chunk.vector, i * this.dims));
+    const scales = new Float32Array(order.length);
+    const vectors = new Int8Array(order.length * this.dims);
+    for (let i = 0; i < order.length; i++) {
+      const row = order[i]!;
+      scales[i] = this.scales[row]!;
+      vectors.set(this.vectors.subarray(row * this.dims, (row + 1) * this.dims), i * this.dims);
+      if (i % (ENCODE_STEP * 8) === 0) await pause();
+    }
     return [head, new Uint8Array(scales.buffer), new Uint8Array(vectors.buffer)];
   }
 
-  /** Reads what encode wrote; throws VectorFormatError on anything else (the file is then discarded). */
-  static decode(bytes: Uint8Array): VectorIndex {
+  /** Reads what encode wrote, pausing between stretches of notes; throws VectorFormatError on anything else (the file is then discarded). */
+  static async decode(bytes: Uint8Array, pause: () => Promise<void> = async () => undefined): Promise<VectorIndex> {
     if (bytes.length < 12) throw new VectorFormatError("is truncated");
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     if (view.getUint32(0, true) !== MAGIC) throw new VectorFormatError("is not a vector index");
@@ -183,32 +293,49 @@ export class VectorIndex {
     const length = view.getUint32(8, true);
     const padded = Math.ceil(length / 4) * 4;
     if (12 + padded > bytes.length) throw new VectorFormatError("is truncated");
-    let header: Header;
-    try {
-      header = JSON.parse(new TextDecoder().decode(bytes.subarray(12, 12 + length))) as Header;
-    } catch {
-      throw new VectorFormatError("has a damaged header");
+    const lines = new TextDecoder().decode(bytes.subarray(12, 12 + length)).split("\n");
+    const damaged = (): VectorFormatError => new VectorFormatError("has a damaged header");
+    const parse = (line: string | undefined): unknown => {
+      try {
+        return JSON.parse(line ?? "");
+      } catch {
+        throw damaged();
+      }
+    };
+    const top = parse(lines[0]) as { model?: unknown; dims?: unknown; notes?: unknown };
+    if (typeof top.model !== "string" || !Number.isInteger(top.dims) || (top.dims as number) < 0 || top.notes !== lines.length - 1) throw damaged();
+    const dims = top.dims as number;
+    const notes: HeaderNote[] = [];
+    let count = 0;
+    for (let i = 1; i < lines.length; i++) {
+      const note = parse(lines[i]) as HeaderNote;
+      if (!Array.isArray(note) || typeof note[0] !== "string" || typeof note[1] !== "string" || !Array.isArray(note[2])) throw damaged();
+      notes.push(note);
+      count += note[2].length;
+      if (i % ENCODE_STEP === 0) await pause();
     }
-    if (typeof header.model !== "string" || !Number.isInteger(header.dims) || !Array.isArray(header.notes)) throw new VectorFormatError("has a damaged header");
-    const count = header.notes.reduce((sum, note) => sum + note[2].length, 0);
     const scalesAt = 12 + padded;
     const vectorsAt = scalesAt + count * 4;
-    if (vectorsAt + count * header.dims !== bytes.length) throw new VectorFormatError("is truncated");
-    // Copied out, so the index does not pin the file's whole buffer, and aligned for the float view.
-    const scales = new Float32Array(bytes.slice(scalesAt, vectorsAt).buffer);
-    const vectors = new Int8Array(bytes.slice(vectorsAt).buffer);
-    const index = new VectorIndex(header.model, header.dims);
-    let at = 0;
-    for (const [path, noteHash, chunks] of header.notes) {
-      index.set(path, {
-        noteHash,
-        chunks: chunks.map(([chunkIndex, heading, hash]) => {
-          const chunk = { index: chunkIndex, heading, hash, scale: scales[at]!, vector: vectors.subarray(at * header.dims, (at + 1) * header.dims) };
-          at++;
-          return chunk;
-        }),
-      });
+    if (vectorsAt + count * dims !== bytes.length) throw new VectorFormatError("is truncated");
+    const index = new VectorIndex(top.model, dims);
+    // The rows are the file's, in its order: copied out whole, so the index does not pin the file's buffer.
+    index.grow(count);
+    index.scales.set(new Float32Array(bytes.slice(scalesAt, vectorsAt).buffer));
+    index.vectors.set(new Int8Array(bytes.buffer, bytes.byteOffset + vectorsAt, count * dims));
+    let row = 0;
+    for (const [path, noteHash, chunks] of notes) {
+      const slot = index.slotPaths.length;
+      index.slotPaths.push(path);
+      const rows: number[] = [];
+      for (let i = 0; i < chunks.length; i++) {
+        index.owners[row] = slot;
+        rows.push(row++);
+      }
+      index.notes.set(path, { slot, noteHash, rows, meta: chunks.map(([chunkIndex, heading, hash]) => ({ index: chunkIndex, heading, hash })) });
+      if (slot % ENCODE_STEP === 0) await pause();
     }
+    index.rowCount = row;
+    index.chunkTotal = row;
     return index;
   }
 }

@@ -45,29 +45,40 @@ test("search returns the k best notes by their best chunk, best first, filtered,
   assert.equal(index.chunkCount, 5);
   index.remove("b.md");
   assert.equal(index.chunkCount, 3);
+  assert.deepEqual(index.search(query, 3).map((match) => match.path), ["a.md", "c.md", "d.md"]);
+  // Rows let go by a removed or replaced note are reused without mixing notes up.
+  index.set("e.md", { noteHash: "1", chunks: [stored(axis(3), "e0"), stored(axis(0), "e1", 1)] });
+  index.set("a.md", { noteHash: "2", chunks: [stored(axis(2), "a0")] });
+  assert.deepEqual(index.search(query, 2).map((match) => [match.path, match.chunk.index]), [["e.md", 1], ["c.md", 0]]);
+  assert.equal(index.chunkCount, 5);
 });
 
-test("the file round-trips notes, chunk headings, hashes, scales and the model; damaged files are refused", () => {
+test("the file round-trips notes, chunk headings, hashes, scales and the model; damaged files are refused", async () => {
   const random = seededRandom(11);
   const index = new VectorIndex("nomic-embed-text");
   index.set("x/é.md", { noteHash: "abc", chunks: [stored(randomVector(random, 16), "h0"), stored(randomVector(random, 16), "h1", 1)] });
   index.set("y.md", { noteHash: "def", chunks: [stored(randomVector(random, 16), "h2")] });
-  const parts = index.encode();
+  index.set("gone.md", { noteHash: "x", chunks: [stored(randomVector(random, 16), "h9")] });
+  index.remove("gone.md");
+  const parts = await index.encode();
   const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
   for (const part of parts) {
     bytes.set(part, at);
     at += part.length;
   }
-  const back = VectorIndex.decode(bytes);
+  const back = await VectorIndex.decode(bytes);
   assert.equal(back.model, "nomic-embed-text");
   assert.equal(back.dims, 16);
   assert.deepEqual([...back.paths()], ["x/é.md", "y.md"]);
   assert.deepEqual(back.get("x/é.md"), index.get("x/é.md"));
   assert.deepEqual(back.get("y.md"), index.get("y.md"));
-  assert.throws(() => VectorIndex.decode(bytes.subarray(0, bytes.length - 1)), VectorFormatError);
+  assert.deepEqual(back.vectorOf("x/é.md", 1), index.vectorOf("x/é.md", 1));
+  assert.deepEqual(back.vectorOf("y.md", 0), index.vectorOf("y.md", 0));
+  assert.equal(back.chunkCount, 3);
+  await assert.rejects(VectorIndex.decode(bytes.subarray(0, bytes.length - 1)), VectorFormatError);
   const wrong = bytes.slice();
   wrong[0] = 0;
-  assert.throws(() => VectorIndex.decode(wrong), VectorFormatError);
+  await assert.rejects(VectorIndex.decode(wrong), VectorFormatError);
   assert.throws(() => index.set("z.md", { noteHash: "", chunks: [stored(randomVector(random, 8), "h")] }), /16-dimensional/);
 });
