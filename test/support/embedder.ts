@@ -73,6 +73,10 @@ export async function startEmbeddingServer(embed: (text: string) => number[] = (
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
+      if (request.method === "GET" && request.url === "/stats") {
+        response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ requests: state.requests, texts: state.texts }));
+        return;
+      }
       state.requests += 1;
       if (request.headers.authorization) state.authorizations.push(request.headers.authorization);
       if (state.mode === "error500") {
