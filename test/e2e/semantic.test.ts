@@ -61,6 +61,10 @@ test("a provider embeds the vault in the background; a restart reuses the vector
   const semantic = await server.call("note_search", { query: "tomatoe plant watering", mode: "semantic", limit: 1 });
   assert.equal(semantic.structured.mode, "semantic");
   assert.equal((semantic.structured.hits as Array<{ path: string }>)[0]!.path, "garden/tomatoes.md");
+  const related = await server.call("note_related", { path: "garden/tomatoes.md" });
+  const neighbours = related.structured.related as Array<{ path: string; similarity?: number; score: number }>;
+  assert.equal(neighbours.length, 3, "with no links, tags or shared folder, only meaning relates these notes");
+  assert.ok(neighbours.every((entry) => entry.similarity !== undefined && entry.similarity > 0 && entry.path !== "garden/tomatoes.md"));
   await server.stop();
 
   const requestsBefore = embeddings.requests;

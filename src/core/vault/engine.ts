@@ -461,6 +461,10 @@ export class Engine implements VaultEngine {
     this.semantic.setProvider(provider);
   }
 
+  semanticNeighbours(path: string, limit: number): Array<{ path: string; similarity: number }> {
+    return this.semantic.neighbours(path, limit);
+  }
+
   /** How hybrid search weighs its parts from now on (a config reload; the quality bench's sweep). */
   setFusionWeights(weights: FusionWeights): void {
     this.fusionWeights = weights;

@@ -118,6 +118,8 @@ export interface VaultEngine extends VaultView {
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
   /** The mode a search without one runs in. */
   defaultSearchMode(): SearchMode;
+  /** The notes nearest in meaning to a note, by their chunks' vectors; empty without them. */
+  semanticNeighbours(path: string, limit: number): Array<{ path: string; similarity: number }>;
   /** The embedding index's progress (vault_list `semantic`). */
   semanticStatus(): SemanticStatus;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */

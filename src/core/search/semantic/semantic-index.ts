@@ -50,6 +50,8 @@ export interface SemanticIndexOptions {
 }
 
 export const RETRY_FIRST_MS = 30_000;
+/** Chunks of a note that ask for its neighbours: a long note's first ones say what it is about. */
+const NEIGHBOUR_CHUNKS = 8;
 export const RETRY_MAX_MS = 600_000;
 /**
  * Chunks embedded between two saves of a long pass, so a stop midway keeps most of the work: at least
@@ -152,6 +154,27 @@ export class SemanticIndex {
 
   search(query: Float32Array, k: number, accept?: (path: string) => boolean): VectorMatch[] {
     return this.index?.search(query, k, accept) ?? [];
+  }
+
+  /**
+   * The notes nearest to one note: each of its first chunks is a question, and a neighbour scores its
+   * best similarity to any of them. Empty when the note has no vectors of the current model.
+   */
+  neighbours(path: string, k: number): Array<{ path: string; similarity: number }> {
+    const index = this.index;
+    if (!index || !this.usable()) return [];
+    const best = new Map<string, number>();
+    const chunks = index.get(path)?.chunks ?? [];
+    for (let i = 0; i < Math.min(chunks.length, NEIGHBOUR_CHUNKS); i++) {
+      const stored = index.vectorOf(path, i);
+      if (!stored || stored.scale === 0) continue;
+      const query = normalize(Float32Array.from(stored.vector, (value) => value * stored.scale));
+      for (const match of index.search(query, k, (other) => other !== path)) best.set(match.path, Math.max(best.get(match.path) ?? -1, match.similarity));
+    }
+    return [...best.entries()]
+      .map(([other, similarity]) => ({ path: other, similarity }))
+      .sort((a, b) => b.similarity - a.similarity || (a.path < b.path ? -1 : 1))
+      .slice(0, k);
   }
 
   /** Notes with vectors that pass the filter. */
