@@ -101,6 +101,8 @@ export interface FusionResult {
   score: number;
   /** "lexical" when keyword was the only component: score is then the lexical score. */
   formula: "lexical" | "fused";
+  /** The weights applied, when fused. */
+  weights?: FusionWeights;
   keyword: FusedPart & { lexical: number };
   similarity?: FusedPart;
   graph?: FusedPart & { walks: GraphPart["walks"] };
@@ -154,7 +156,7 @@ export function fuse(inputs: FusionInputs, weights: FusionWeights, fused: boolea
     };
   }
   let score = weights.keyword * inputs.keyword;
-  const result: FusionResult = { score: 0, formula: "fused", keyword: { ...part(inputs.keyword, weights.keyword), lexical: inputs.lexical } };
+  const result: FusionResult = { score: 0, formula: "fused", weights, keyword: { ...part(inputs.keyword, weights.keyword), lexical: inputs.lexical } };
   if (inputs.similarity !== undefined) {
     const similarity = Math.max(0, Math.min(1, inputs.similarity));
     score += weights.similarity * similarity;

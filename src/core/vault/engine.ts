@@ -7,9 +7,12 @@ import { splitFrontmatter } from "../notes/frontmatter";
 import { checkNewPath, comparePaths, resolveVaultPath, extname, type ResolveOptions } from "../notes/paths";
 import { parseNote, stripBom, type NoteFacts } from "../notes/structure";
 import { FactsTable } from "./stored-facts";
-import { NoteIndex, type BatchTerms, type IndexDoc } from "../search/note-index";
+import { NoteIndex, type BatchTerms, type IndexDoc, type SearchHit as IndexHit, type SearchPage } from "../search/note-index";
+import { isHidden, rankHybrid } from "../search/hybrid";
+import { roundScore } from "../search/ranking";
+import { parseTypesConfig, TYPES_NOTE, TypesConfigError, type TypesConfig, type TypesConfigStatus } from "../search/types-config";
 import type { IndexBuilder } from "../search/index-builder";
-import { parseQuery } from "../search/query";
+import { parseQuery, type ParsedQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
 import type {
   BulkIngestPort,
@@ -37,7 +40,8 @@ import { SemanticIndex, type SemanticStatus } from "../search/semantic/semantic-
 import type { EmbeddingProvider } from "../search/semantic/provider";
 import type { ChunkProfile } from "../search/semantic/chunks";
 import type { FusionWeights } from "../search/fusion";
-import { hybridPage, isConstrained, semanticPage, type RankedPage, type SearchMode, type VectorSide } from "../search/semantic/hybrid";
+import { HYBRID_CANDIDATES, semanticPage, type RankedHit, type RankedPage, type SearchMode, type VectorSide } from "../search/semantic/hybrid";
+import type { VectorMatch } from "../search/semantic/vector-index";
 import { EmbeddingError } from "../search/semantic/provider";
 
 export { baseTitle } from "./note-document";
@@ -64,6 +68,10 @@ const BATCH_NOTES = 512;
 /** Files to read and parse at least before the host's bulk ingest (other threads) pays for itself. */
 const BULK_MIN_FILES = 1000;
 const NAMED_PATHS_MAX = 20;
+/** Lexical hits re-ranked by the types config's graph, time and type (hybrid.ts). */
+const HYBRID_POOL = 50;
+/** At most this many lexical hits are looked through for enough visible ones. */
+const MAX_HIDDEN_POOL = 2000;
 /** Files compared with the table between two chances to pause. */
 const RECHECK_STEP = 1024;
 
@@ -139,6 +147,9 @@ export class Engine implements VaultEngine {
   private reverseVersion = -1;
   private progress: ((done: number, total: number) => void) | undefined;
   private historyPort: HistoryPort | null;
+  /** The types note as last parsed (see loadTypesConfig). */
+  private typesLoaded: { config: TypesConfig | null; status: TypesConfigStatus; mtime: number; size: number } | null = null;
+  private readonly hiddenNotes = new Map<string, { mtime: number; size: number; hidden: boolean }>();
   /** Commits waiting behind the history's first snapshot. */
   private queuedCommits: Promise<unknown> = Promise.resolve();
 
@@ -503,6 +514,7 @@ export class Engine implements VaultEngine {
   private drop(path: string): void {
     this.records.delete(path);
     this.facts.delete(path);
+    this.hiddenNotes.delete(path);
     this.index.remove(path);
     this.options.metadata.remove(path);
     this.snapshots.forget(path);
@@ -775,8 +787,7 @@ export class Engine implements VaultEngine {
   async search(query: string, options: SearchOptions): Promise<SearchOutcome> {
     const parsed = parseQuery(query);
     const explain = options.explain === true;
-    const lexical = async (limit: number, offset: number): Promise<RankedPage> =>
-      this.index.search(parsed, { limit, offset, filter: options.filter, loadText: (path) => this.bodyText(path), explain });
+    const hidden = options.includeSensitive === true ? () => false : (path: string) => this.isHiddenNote(path);
     const finish = (page: RankedPage, mode: SearchMode, hint?: string): SearchOutcome => {
       const outcome: SearchOutcome = { total: page.total, hits: page.hits, mode };
       if (page.totalEstimated) outcome.total_estimated = true;
@@ -787,27 +798,27 @@ export class Engine implements VaultEngine {
     const status = this.semantic.status();
     if (requested === "lexical") {
       const hint = options.mode === undefined && status.error !== undefined ? `Semantic search is unavailable (${status.error}); these hits are lexical. vault_list shows its state.` : undefined;
-      return finish(await lexical(options.limit, options.offset), "lexical", hint);
+      return finish(await this.rankedPage(parsed, options, hidden, null), "lexical", hint);
     }
     const unavailable = this.semanticUnavailable();
-    if (unavailable !== null) return finish(await lexical(options.limit, options.offset), "lexical", `mode "${requested}" is unavailable: ${unavailable}; these hits are lexical.`);
+    if (unavailable !== null) return finish(await this.rankedPage(parsed, options, hidden, null), "lexical", `mode "${requested}" is unavailable: ${unavailable}; these hits are lexical.`);
     let vector: Float32Array;
     try {
       vector = await this.semantic.embedQuery(query);
     } catch (error) {
       const reason = error instanceof EmbeddingError ? error.message : "the embedding provider failed";
-      return finish(await lexical(options.limit, options.offset), "lexical", `mode "${requested}" is unavailable: ${reason}; these hits are lexical. vault_list shows its state.`);
+      return finish(await this.rankedPage(parsed, options, hidden, null), "lexical", `mode "${requested}" is unavailable: ${reason}; these hits are lexical. vault_list shows its state.`);
     }
     const semantic = this.semantic;
+    const accept = (path: string): boolean => !hidden(path) && (options.filter === undefined || options.filter(path));
     const side: VectorSide = {
-      search: (k, accept) => semantic.search(vector, k, accept),
+      search: (k, keep) => semantic.search(vector, k, keep),
       similarity: (path) => semantic.similarity(path, vector),
-      count: (accept) => semantic.count(accept),
+      count: (keep) => semantic.count(keep),
     };
     const partial = status.state === "embedding" ? `the vault is still being embedded (${status.done} of ${status.total} notes); notes not embedded yet are found by their words only` : undefined;
-    const request = { limit: options.limit, offset: options.offset, explain, ...(options.filter ? { filter: options.filter } : {}), ...(this.fusionWeights ? { weights: this.fusionWeights } : {}) };
-    if (requested === "semantic") return finish(semanticPage(side, request), "semantic", partial);
-    return finish(await hybridPage((limit) => lexical(limit, 0), side, isConstrained(parsed), request), "hybrid", partial);
+    if (requested === "semantic") return finish(semanticPage(side, { limit: options.limit, offset: options.offset, explain, filter: accept }), "semantic", partial);
+    return finish(await this.rankedPage(parsed, options, hidden, side), "hybrid", partial);
   }
 
   /** Why semantic search cannot answer now, or null when it can. */
@@ -817,6 +828,122 @@ export class Engine implements VaultEngine {
     if (this.semantic.usable()) return null;
     if (status.error !== undefined) return status.error;
     return `the vault's notes are being embedded (${status.done} of ${status.total}); try again shortly`;
+  }
+
+  /**
+   * The lexical hits re-ranked by fusion.ts with the types config's graph, time and type and, given
+   * vectors, the similarity of each hit and of the nearest notes, which join the hits.
+   */
+  private async rankedPage(parsed: ParsedQuery, options: SearchOptions, hidden: (path: string) => boolean, vectors: VectorSide | null): Promise<RankedPage> {
+    const { config } = await this.loadTypesConfig();
+    const explain = options.explain === true;
+    const start = Math.max(0, options.offset);
+    const wanted = start + Math.max(0, options.limit);
+    // Re-ranking needs the best lexical hits beyond the page; without a types config (or vectors)
+    // only the page is asked for, as before, and asked again when hidden notes took places in it.
+    let pool = vectors ? Math.max(wanted, HYBRID_CANDIDATES) : config ? Math.max(wanted, HYBRID_POOL) : wanted;
+    let page: SearchPage;
+    let visible: IndexHit[];
+    for (;;) {
+      page = await this.index.search(parsed, { limit: pool, offset: 0, filter: options.filter, loadText: (path) => this.bodyText(path), explain });
+      visible = page.hits.filter((hit) => !hidden(hit.path));
+      if (visible.length >= wanted || page.hits.length < pool || page.total <= pool) break;
+      pool = Math.min(Math.max(pool * 4, wanted + 2 * (pool - visible.length)), MAX_HIDDEN_POOL);
+      if (pool <= page.hits.length) break;
+    }
+    const hiddenSeen = page.hits.length - visible.length;
+    const byPath = new Map(visible.map((hit) => [hit.path, hit]));
+    const accept = (path: string): boolean => {
+      const record = this.records.get(path);
+      return record !== undefined && record.isNote && !hidden(path) && (options.filter === undefined || options.filter(path));
+    };
+    // The nearest notes, and each lexical hit's similarity: rankHybrid joins the first to the hits.
+    const matches = new Map<string, VectorMatch>();
+    if (vectors) {
+      for (const match of vectors.search(pool, accept)) matches.set(match.path, match);
+      for (const hit of visible) {
+        if (matches.has(hit.path)) continue;
+        const match = vectors.similarity(hit.path);
+        if (match) matches.set(hit.path, match);
+      }
+    }
+    const ranked = rankHybrid(
+      visible.map((hit) => ({ path: hit.path, lexical: hit.score })),
+      {
+        config,
+        now: this.options.clock.now(),
+        bestLexical: visible[0]?.score ?? 0,
+        // A note the graph reaches was never checked against +words, phrases or -words.
+        join: parsed.required.length === 0 && parsed.excluded.length === 0 && parsed.phrases.length === 0 && parsed.excludedPhrases.length === 0 && parsed.groups.length === 0,
+        mtime: (path) => this.records.get(path)?.mtime ?? null,
+        accept,
+        ...(vectors ? { similarity: new Map([...matches].map(([path, match]) => [path, match.similarity])) } : {}),
+        ...(this.fusionWeights ? { weights: this.fusionWeights } : {}),
+        graph: {
+          cache: (path) => this.options.metadata.getCache(path),
+          resolve: (linkpath, source) => this.options.metadata.getFirstLinkpathDest(linkpath, source),
+          incoming: (path) => this.incoming(path),
+          skip: hidden,
+        },
+      },
+      comparePaths,
+    );
+    const joined = ranked.length - visible.length;
+    const hits: RankedHit[] = ranked.slice(start, wanted).map(({ path, result }) => {
+      const lexical = byPath.get(path);
+      const hit: RankedHit = { path, score: roundScore(result.score), terms: lexical?.terms ?? [] };
+      if (explain) {
+        if (lexical?.explanation) hit.explanation = lexical.explanation;
+        hit.fusion = result;
+        const match = matches.get(path);
+        if (match) hit.chunk = { index: match.chunk.index, heading: match.chunk.heading, similarity: roundScore(match.similarity) };
+      }
+      return hit;
+    });
+    const result: RankedPage = { total: Math.max(0, page.total - hiddenSeen) + joined, hits };
+    if (page.totalEstimated) result.totalEstimated = true;
+    return result;
+  }
+
+  async typesConfigStatus(): Promise<TypesConfigStatus> {
+    return (await this.loadTypesConfig()).status;
+  }
+
+  /** The vault's types config (chunk profiles, weights), or null when its note is absent or invalid. */
+  async typesConfig(): Promise<TypesConfig | null> {
+    return (await this.loadTypesConfig()).config;
+  }
+
+  /** The types note, parsed again only when its size or mtime changed; never throws. */
+  private async loadTypesConfig(): Promise<{ config: TypesConfig | null; status: TypesConfigStatus }> {
+    const record = this.records.get(TYPES_NOTE);
+    if (!record) return { config: null, status: { state: "absent", path: TYPES_NOTE } };
+    const known = this.typesLoaded;
+    if (known && known.mtime === record.mtime && known.size === record.size) return known;
+    let loaded: { config: TypesConfig | null; status: TypesConfigStatus };
+    try {
+      const text = stripBom(decoder.decode(await this.foreground.run(() => this.options.vault.readBytes(TYPES_NOTE))));
+      const config = parseTypesConfig(text);
+      loaded = { config, status: { state: "loaded", path: TYPES_NOTE, types: config.types.size, relations: config.relationWeights.size } };
+    } catch (error) {
+      const reason = error instanceof TypesConfigError ? error.message : `It could not be read (${describeFailure(error)}).`;
+      loaded = { config: null, status: { state: "invalid", path: TYPES_NOTE, error: `${reason} Until it is fixed, note_search ranks by words alone.` } };
+      // The reason quotes keys of a note: it goes to vault_list, not to the log.
+      this.options.logger.log({ level: "warn", event: "types_config_invalid", vault: this.name });
+    }
+    this.typesLoaded = { ...loaded, mtime: record.mtime, size: record.size };
+    return loaded;
+  }
+
+  /** Hidden from note_search unless asked for (hybrid.ts isHidden); remembered per mtime and size. */
+  private isHiddenNote(path: string): boolean {
+    const record = this.records.get(path);
+    if (!record) return false;
+    const known = this.hiddenNotes.get(path);
+    if (known && known.mtime === record.mtime && known.size === record.size) return known.hidden;
+    const hidden = record.isNote && isHidden(this.options.metadata.getCache(path)?.frontmatter);
+    this.hiddenNotes.set(path, { mtime: record.mtime, size: record.size, hidden });
+    return hidden;
   }
 }
 

@@ -9,6 +9,7 @@ import type { ScoreExplanation } from "../search/ranking";
 import type { FusionResult } from "../search/fusion";
 import type { MatchedChunk, SearchMode } from "../search/semantic/hybrid";
 import type { SemanticStatus } from "../search/semantic/semantic-index";
+import type { TypesConfigStatus } from "../search/types-config";
 
 export interface FileRecord extends FileStat {
   /** True for `.md` files; everything else is an attachment. */
@@ -63,7 +64,7 @@ export interface SearchHit {
   path: string;
   score: number;
   terms: string[];
-  /** The parts of `score`, when the search asked for them. */
+  /** The parts of the lexical score, when the search asked for them and the note matched words. */
   explanation?: ScoreExplanation;
   /** How similarity and the lexical score made `score` (semantic and hybrid modes, with explain). */
   fusion?: FusionResult;
@@ -85,10 +86,12 @@ export interface SearchOptions {
   limit: number;
   offset: number;
   filter?: (path: string) => boolean;
-  /** Each hit carries the parts of its score (see core/search/ranking.ts). */
+  /** Each hit carries the parts of its score (see core/search/ranking.ts and fusion.ts). */
   explain?: boolean;
   /** Absent: hybrid once an embedding provider's vectors are complete, else lexical. */
   mode?: SearchMode;
+  /** Also notes marked `visibility: sensitive`, `draft`, `private_journal` or `needs_review` (core/search/hybrid.ts). */
+  includeSensitive?: boolean;
 }
 
 /** One vault as the engine serves it: the read view plus search and lifecycle. */
@@ -122,6 +125,8 @@ export interface VaultEngine extends VaultView {
   semanticNeighbours(path: string, limit: number): Array<{ path: string; similarity: number }>;
   /** The embedding index's progress (vault_list `semantic`). */
   semanticStatus(): SemanticStatus;
+  /** Whether the vault's types note (core/search/types-config.ts) is absent, loaded or invalid, and why. */
+  typesConfigStatus(): Promise<TypesConfigStatus>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */
   bodyText(path: string): Promise<string | null>;
   /**

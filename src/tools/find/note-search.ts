@@ -5,6 +5,7 @@ import type { FileRecord, VaultEngine } from "../../core/vault/types";
 import type { ScoreExplanation } from "../../core/search/ranking";
 import type { FusionResult } from "../../core/search/fusion";
 import { SEARCH_MODES, type MatchedChunk, type SearchMode } from "../../core/search/semantic/hybrid";
+import { isHidden } from "../../core/search/hybrid";
 import {
   allTagsMatcher,
   fileFilter,
@@ -25,20 +26,15 @@ import { conditionsFrom, matches } from "./properties";
 const ZERO_HITS_HINT =
   "No note matched. Try fewer or more general words, drop filters (prefix, tags, properties), or use vault_grep for exact text or a regular expression.";
 
-interface HitExplanation {
-  lexical?: ScoreExplanation;
+interface HitExplanation extends Partial<ScoreExplanation> {
+  score: number;
+  /** Every component of the score with its weight (core/search/fusion.ts); absent in semantic mode, where similarity is the score. */
   fusion?: FusionResult;
-  chunk?: MatchedChunk;
+  /** The note's chunk most similar to the question (semantic and hybrid modes). */
+  matched_chunk?: MatchedChunk;
 }
 
-/** A lexical hit's explanation as before; semantic and hybrid hits add the fused parts and the chunk that matched. */
-function explanationOf(parts: HitExplanation, mode: SearchMode): Record<string, unknown> | ScoreExplanation | undefined {
-  if (mode === "lexical") return parts.lexical;
-  if (!parts.lexical && !parts.fusion && !parts.chunk) return undefined;
-  return { ...(parts.lexical ?? {}), ...(parts.fusion ? { fusion: parts.fusion } : {}), ...(parts.chunk ? { matched_chunk: parts.chunk } : {}) };
-}
-
-function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: Record<string, unknown> | ScoreExplanation) {
+function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: HitExplanation) {
   const summary = engine.summary(record.path);
   return {
     path: record.path,
@@ -52,11 +48,25 @@ function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null,
   };
 }
 
+/** The first `wanted` notes of `recent` that are not hidden, and how many were passed over. */
+function visibleRecent(engine: VaultEngine, recent: readonly FileRecord[], wanted: number): { notes: FileRecord[]; hidden: number; walked: number } {
+  const notes: FileRecord[] = [];
+  let hidden = 0;
+  let walked = 0;
+  for (const file of recent) {
+    if (notes.length >= wanted) break;
+    walked++;
+    if (isHidden(engine.cache(file.path)?.frontmatter)) hidden++;
+    else notes.push(file);
+  }
+  return { notes, hidden, walked };
+}
+
 export const noteSearch = defineTool({
   name: "note_search",
   title: "Search notes",
   description:
-    'Full-text search over titles, aliases, headings, tags and bodies, best match first, with a snippet where <<matches>> are marked. Plain words need not all match (notes matching more rank higher); "exact phrase", +required, -excluded, OR, prefix* work. Filters: prefix (folder), glob, tags (all must match), modified_after, properties (frontmatter equality). Without a query: the most recently modified notes.',
+    'Full-text search over titles, aliases, headings, tags and bodies, best match first, with a snippet where <<matches>> are marked. Plain words need not all match (notes matching more rank higher); "exact phrase", +required, -excluded, OR, prefix* work. Filters: prefix (folder), glob, tags (all must match), modified_after, properties (frontmatter equality). Notes marked sensitive, draft, private_journal or needs_review are left out unless include_sensitive. With a types note (_config/types.md) hits are re-ranked by links, age and note type too. Without a query: the most recently modified notes.',
   group: "find",
   input: object({
     vault: vaultField,
@@ -68,7 +78,15 @@ export const noteSearch = defineTool({
     properties: optional(record({ description: 'Frontmatter properties that must equal the given values, e.g. {"status": "active"}.' })),
     limit: limitField(10, 50),
     offset: offsetField,
-    explain: optional(boolean({ description: "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight; in semantic and hybrid modes also the similarity and keyword parts with their weights and the chunk (heading) that matched." })),
+    explain: optional(
+      boolean({
+        description:
+          "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight; under `fusion` every component of the hybrid score (keyword, similarity, graph with the edges walked, time with age and λ, type) with the weights used; and in semantic and hybrid modes the chunk (heading) that matched.",
+      }),
+    ),
+    include_sensitive: optional(
+      boolean({ description: "Also list notes marked `visibility: sensitive`, `draft: true`, `private_journal: true` or `needs_review: true`, which are left out unless asked for." }),
+    ),
     mode: optional(
       string({
         description:
@@ -106,9 +124,17 @@ export const noteSearch = defineTool({
         .files()
         .filter((file) => file.isNote && accept(file.path))
         .sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
-      const paged = page(recent, args.offset, args.limit);
-      total = paged.total;
-      hits = paged.items.map((file) => hitEntry(engine, file, null, undefined));
+      if (args.include_sensitive === true) {
+        const paged = page(recent, args.offset, args.limit);
+        total = paged.total;
+        hits = paged.items.map((file) => hitEntry(engine, file, null, undefined));
+      } else {
+        // Frontmatter is looked at only as far as the page reaches: on a large vault it is parsed on demand.
+        const shown = visibleRecent(engine, recent, args.offset + args.limit);
+        total = recent.length - shown.hidden;
+        totalEstimated = shown.hidden > 0 && shown.walked < recent.length;
+        hits = shown.notes.slice(args.offset).map((file) => hitEntry(engine, file, null, undefined));
+      }
     } else {
       const parsed = parseQuery(query);
       // Unfiltered, every indexed note is a file of the vault: no check per match (thousands for a common word).
@@ -118,6 +144,7 @@ export const noteSearch = defineTool({
         ...(filtered ? { filter: accept } : {}),
         ...(args.explain === true ? { explain: true } : {}),
         ...(args.mode !== undefined ? { mode: args.mode as SearchMode } : {}),
+        ...(args.include_sensitive === true ? { includeSensitive: true } : {}),
       });
       mode = outcome.mode;
       hint = outcome.hint;
@@ -129,8 +156,9 @@ export const noteSearch = defineTool({
         const file = engine.file(hit.path);
         if (!file) return;
         const body = bodies[position] ?? null;
-        const explained = explanationOf({ ...(hit.explanation ? { lexical: hit.explanation } : {}), ...(hit.fusion ? { fusion: hit.fusion } : {}), ...(hit.chunk ? { chunk: hit.chunk } : {}) }, mode);
-        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), explained));
+        const explanation: HitExplanation | undefined =
+          hit.fusion || hit.chunk ? { ...(hit.explanation ?? {}), score: hit.score, ...(hit.fusion ? { fusion: hit.fusion } : {}), ...(hit.chunk ? { matched_chunk: hit.chunk } : {}) } : undefined;
+        hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), explanation));
       });
     }
     const result: Record<string, unknown> = {
