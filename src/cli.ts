@@ -173,7 +173,7 @@ async function serve(args: CliArgs): Promise<void> {
   const config = await readConfig(args);
   const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
   if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets });
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets, ...embeddingSettings(config) });
     return;
   }
   let users: UserRecord[];
