@@ -14,6 +14,8 @@ await esbuild.build({
     "warm-start": "bench/warm-start.ts",
     "fts5-child": "bench/fts5-child.ts",
     patterns: "bench/patterns.ts",
+    "embed-server": "bench/embed-server.ts",
+    "semantic-only": "bench/semantic-only.ts",
     "ingest-worker": "src/hosts/node/ingest-worker.ts",
   },
   outdir: "bench/out/build",

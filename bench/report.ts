@@ -188,6 +188,27 @@ export function machineLine(machine: MachineInfo): string {
   );
 }
 
+function semanticLines(result: CorpusResult): string[] {
+  const semantic = result.ours.semantic;
+  if (!semantic) return [];
+  const pass = semantic.embedding_pass;
+  return [
+    `Semantic search (${semantic.model}, the deterministic trigram embedder over HTTP in another process; exact search over int8 vectors):`,
+    "",
+    row(["metric", "value"]),
+    row(["---", "---"]),
+    row(["notes / chunks embedded", `${semantic.notes} / ${semantic.chunks}`]),
+    row(["embedding pass wall (s)", num(pass.wall_ms / 1000)]),
+    row(["embedding pass max stall (ms; CPU-attributed)", `${num(pass.max_stall_ms)} (${num(pass.max_stall_cpu_ms ?? null)})`]),
+    row(["vector file (MB)", num(mb(semantic.vector_file_bytes))]),
+    row(["peak RSS during the pass (MB)", num(mb(pass.peak_rss_bytes))]),
+    row(["provider requests after a restart", String(semantic.restart_requests)]),
+    row(["lexical p50 / p95 (ms)", pair(semantic.search.lexical)]),
+    row(["hybrid p50 / p95 (ms)", `${pair(semantic.search.hybrid)} (p95 ×${semantic.hybrid_p95_over_lexical})`]),
+    row(["semantic p50 / p95 (ms)", `${pair(semantic.search.semantic)} (p95 ×${semantic.semantic_p95_over_lexical})`]),
+  ];
+}
+
 export function renderMarkdown(results: BenchResults): string {
   const out: string[] = [
     "# Second Brain MCP benchmark: ours vs SQLite FTS5",
@@ -212,6 +233,7 @@ export function renderMarkdown(results: BenchResults): string {
       "",
     );
     out.push(...slowestLines(result), "");
+    out.push(...semanticLines(result), "");
     if (result.errors.length > 0) out.push("Failed phases:", "", ...result.errors.map((error) => `- ${error.slice(0, 400)}`), "");
   }
   out.push(

@@ -173,7 +173,7 @@ async function serve(args: CliArgs): Promise<void> {
   const config = await readConfig(args);
   const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
   if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets, maxResponseBytes: config?.limits.maxResponseBytes });
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets, maxResponseBytes: config?.limits.maxResponseBytes, ...embeddingSettings(config) });
     return;
   }
   let users: UserRecord[];
@@ -201,6 +201,7 @@ async function serve(args: CliArgs): Promise<void> {
     rateLimit: config?.server.rateLimit,
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     history: historySettings(args, config),
+    ...embeddingSettings(config),
     ...(config?.oauth.enabled ? { oauth: config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {} } : {}),
   });
   // Signals are handled before anything is printed, so a client that reacts to the banner at once
@@ -239,6 +240,26 @@ async function serve(args: CliArgs): Promise<void> {
   else if (!config) lines.push("Bearer token: the value of SECONDBRAIN_TOKEN");
   lines.push(clientConfigText(url, shownToken));
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+/** The config file's embeddings section, its API key read from the variable it names. */
+function embeddingSettings(config: AppConfig | null): Pick<HeadlessOptions, "embeddings"> {
+  const embeddings = config?.embeddings;
+  if (!embeddings?.enabled || embeddings.url === undefined || embeddings.model === undefined) return {};
+  const apiKey = embeddings.apiKeyEnv !== undefined ? process.env[embeddings.apiKeyEnv] : undefined;
+  if (embeddings.apiKeyEnv !== undefined && (apiKey === undefined || apiKey === "")) {
+    throw new UsageError(`embeddings.api_key_env names ${embeddings.apiKeyEnv}, which is not set; export it or remove embeddings.api_key_env`);
+  }
+  return {
+    embeddings: {
+      url: embeddings.url,
+      model: embeddings.model,
+      ...(apiKey ? { apiKey } : {}),
+      ...(embeddings.batchSize !== undefined ? { batchSize: embeddings.batchSize } : {}),
+      ...(embeddings.timeoutMs !== undefined ? { timeoutMs: embeddings.timeoutMs } : {}),
+      ...(embeddings.requestsPerMinute !== undefined ? { requestsPerMinute: embeddings.requestsPerMinute } : {}),
+    },
+  };
 }
 
 /** `--no-history` wins; the config file may turn the history off, name its author and a remote. */

@@ -10,6 +10,7 @@ import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
 import { passwordReferenceProblem } from "./passwords";
+import { endpointProblem } from "../core/search/semantic/provider";
 
 export interface RateLimitSettings {
   perMinute: number;
@@ -39,6 +40,20 @@ export interface AppConfig {
   audit: { file?: string };
   history: HistoryConfig;
   oauth: OAuthConfig;
+  /** Semantic search: off unless the file has an enabled `embeddings` section. */
+  embeddings: EmbeddingsConfig;
+}
+
+/** An OpenAI-compatible /v1/embeddings endpoint (Ollama, LM Studio, llama.cpp, TEI, OpenAI). */
+export interface EmbeddingsConfig {
+  enabled: boolean;
+  url?: string;
+  model?: string;
+  /** The environment variable that holds the API key: the file never holds the secret. */
+  apiKeyEnv?: string;
+  batchSize?: number;
+  timeoutMs?: number;
+  requestsPerMinute?: number;
 }
 
 /** The private history (SPEC §9): on by default; optionally pushed to a remote after commits. */
@@ -69,7 +84,8 @@ export class ConfigError extends Error {
 export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
-const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth"] as const;
+const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth", "embeddings"] as const;
+const EMBEDDINGS_KEYS = ["enabled", "url", "model", "api_key_env", "batch_size", "timeout_ms", "requests_per_minute"] as const;
 const OAUTH_KEYS = ["enabled"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
 const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
@@ -329,6 +345,28 @@ function readHistory(reader: Reader, at: Located | undefined): HistoryConfig {
   return history;
 }
 
+function readEmbeddings(reader: Reader, at: Located | undefined): EmbeddingsConfig {
+  if (!at) return { enabled: false };
+  const fields = reader.map(at, EMBEDDINGS_KEYS);
+  const embeddings: EmbeddingsConfig = { enabled: fields.enabled ? reader.boolean(fields.enabled) : true };
+  if (!embeddings.enabled) return embeddings;
+  if (!fields.url || !fields.model) reader.fail(fields.url ?? fields.model ?? at, "needs both embeddings.url and embeddings.model (e.g. http://localhost:11434/v1 and nomic-embed-text)");
+  const url = reader.string(fields.url);
+  const problem = endpointProblem(url);
+  if (problem) reader.fail(fields.url, problem);
+  embeddings.url = url;
+  embeddings.model = reader.string(fields.model);
+  if (fields.api_key_env) {
+    const name = reader.string(fields.api_key_env);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) reader.fail(fields.api_key_env, "must be the name of an environment variable");
+    embeddings.apiKeyEnv = name;
+  }
+  if (fields.batch_size) embeddings.batchSize = reader.integer(fields.batch_size, 1, 2048);
+  if (fields.timeout_ms) embeddings.timeoutMs = reader.integer(fields.timeout_ms, 100, 600_000);
+  if (fields.requests_per_minute) embeddings.requestsPerMinute = reader.integer(fields.requests_per_minute, 1, 1_000_000);
+  return embeddings;
+}
+
 /** Parses and validates a config file's text; `source` names the file in error messages. */
 export function parseConfig(text: string, source = "config"): AppConfig {
   const lines = new LineCounter();
@@ -345,6 +383,7 @@ export function parseConfig(text: string, source = "config"): AppConfig {
     audit: readAudit(reader, top.audit),
     history: readHistory(reader, top.history),
     oauth: readOAuth(reader, top.oauth),
+    embeddings: readEmbeddings(reader, top.embeddings),
   };
 }
 

@@ -65,8 +65,20 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false } });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false }, embeddings: { enabled: false } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
+});
+
+test("embeddings: off unless the section is there; url and model required; the key is named by a variable, never held", () => {
+  assert.deepEqual(
+    parseConfig("embeddings:\n  url: http://localhost:11434/v1\n  model: nomic-embed-text\n  api_key_env: EMBED_KEY\n  batch_size: 16\n  timeout_ms: 5000\n  requests_per_minute: 120\n").embeddings,
+    { enabled: true, url: "http://localhost:11434/v1", model: "nomic-embed-text", apiKeyEnv: "EMBED_KEY", batchSize: 16, timeoutMs: 5000, requestsPerMinute: 120 },
+  );
+  assert.deepEqual(parseConfig("embeddings:\n  enabled: false\n").embeddings, { enabled: false });
+  assert.match(configError("embeddings:\n  url: http://localhost:11434/v1\n").message, /needs both embeddings\.url and embeddings\.model/);
+  assert.match(configError("embeddings:\n  url: http://user:pw@host/v1\n  model: m\n").message, /embeddings\.url must not hold credentials/);
+  assert.doesNotMatch(configError("embeddings:\n  url: http://user:pw@host/v1\n  model: m\n").message, /pw/);
+  assert.match(configError("embeddings:\n  url: http://h/v1\n  model: m\n  api_key: sk-1\n").message, /api_key/);
 });
 
 test("a scalar stands for a list of one", () => {

@@ -34,3 +34,4 @@ export {
 } from "./ui/components";
 export { default as moment } from "moment";
 export { loadPdfJs } from "./pdf";
+export { requestUrl, type RequestUrlParam, type RequestUrlResponse } from "./request-url";

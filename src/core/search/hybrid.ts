@@ -2,7 +2,7 @@
 // chunks' notes): each gets the parts of fusion.ts, notes reached only through the graph join them,
 // and all are ordered by the fused score. Which notes note_search hides unless asked is here too.
 import type { CachedMetadata, FrontMatterCache } from "../notes/metadata";
-import { fuse, isFused, normaliseKeyword, rankFused, timeDecay, DEFAULT_FUSION_WEIGHTS, type FusionInputs, type FusionResult, type TimePart, type TypePart } from "./fusion";
+import { fuse, isFused, normaliseKeyword, rankFused, timeDecay, DEFAULT_FUSION_WEIGHTS, type FusionInputs, type FusionResult, type FusionWeights, type TimePart, type TypePart } from "./fusion";
 import { noteType, walkGraph, type GraphSource } from "./graph";
 import type { TypesConfig } from "./types-config";
 
@@ -38,6 +38,8 @@ export interface HybridContext {
   bestLexical: number;
   /** Similarity per note path, when vectors exist. */
   similarity?: ReadonlyMap<string, number>;
+  /** The weights when the vault has no types note (its retrieval weights win); DEFAULT_FUSION_WEIGHTS when absent. */
+  weights?: FusionWeights;
 }
 
 export interface HybridRanked {
@@ -116,7 +118,7 @@ export function rankHybrid(candidates: readonly HybridCandidate[], context: Hybr
   }
   const notes = [...inputs.values()];
   const fused = isFused(notes);
-  const weights = config?.weights ?? DEFAULT_FUSION_WEIGHTS;
+  const weights = config?.weights ?? context.weights ?? DEFAULT_FUSION_WEIGHTS;
   return rankFused(
     notes.map((note) => ({ path: note.path, lexical: note.lexical, result: fuse(note, weights, fused) })),
     compare,

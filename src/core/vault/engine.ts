@@ -13,7 +13,7 @@ import { isHidden, rankHybrid } from "../search/hybrid";
 import { roundScore } from "../search/ranking";
 import { parseTypesConfig, TYPES_NOTE, TypesConfigError, type TypesConfig, type TypesConfigStatus } from "../search/types-config";
 import type { IndexBuilder } from "../search/index-builder";
-import { parseQuery } from "../search/query";
+import { parseQuery, type ParsedQuery } from "../search/query";
 import { planReconcile } from "../search/reconcile";
 import type {
   BulkIngestPort,
@@ -37,6 +37,13 @@ import { leadsOutside, vaultFolderMissing } from "./directory";
 import { DEFAULT_TRASH_RETENTION_DAYS, TRASH_FOLDER, isTrashCopyOf, parseTrashName } from "../write/trash";
 import { canvasText } from "./canvas";
 import { canvasDocument, noteDocument } from "./note-document";
+import { SemanticIndex, type SemanticStatus } from "../search/semantic/semantic-index";
+import type { EmbeddingProvider } from "../search/semantic/provider";
+import type { ChunkProfile } from "../search/semantic/chunks";
+import type { FusionWeights } from "../search/fusion";
+import { HYBRID_CANDIDATES, semanticPage, type RankedHit, type RankedPage, type SearchMode, type VectorSide } from "../search/semantic/hybrid";
+import type { VectorMatch } from "../search/semantic/vector-index";
+import { EmbeddingError } from "../search/semantic/provider";
 
 export { baseTitle } from "./note-document";
 import { ForegroundWork, SLICE_BUDGET_MS, sortInSlices, TimeSlice } from "../time-slice";
@@ -46,7 +53,6 @@ import type {
   IndexState,
   NoteSummary,
   ReadFile,
-  SearchHit,
   SearchOptions,
   SearchOutcome,
   VaultEngine,
@@ -91,6 +97,14 @@ export interface EngineOptions {
   transactions?: TransactionStore;
   /** Test hook: hears each durable step of a transaction. */
   onTransactionEvent?: (event: TransactionEvent) => void;
+  /** Embeds the vault's chunks for semantic and hybrid search; absent or null: lexical search only. */
+  embeddings?: EmbeddingProvider | null;
+  /** How hybrid search weighs similarity against the lexical score (fusion.ts). */
+  fusionWeights?: FusionWeights;
+  /** The host's timer, for retrying a failed embedding provider later; returns the cancel. */
+  schedule?: (ms: number, task: () => void) => () => void;
+  /** Chunk profile of a note (types config); medium when absent. */
+  chunkProfile?: (path: string) => ChunkProfile;
 }
 
 export interface ReconcileReport {
@@ -122,6 +136,8 @@ export class Engine implements VaultEngine {
   private readonly facts = new FactsTable();
   private sorted: FileRecord[] | null = null;
   private readonly index = new NoteIndex();
+  private readonly semantic: SemanticIndex;
+  private fusionWeights: FusionWeights | undefined;
   private readonly snapshots: IndexSnapshots;
   private readonly tables: SnapshotState;
   private state: IndexState = "warming";
@@ -146,6 +162,7 @@ export class Engine implements VaultEngine {
     this.options = options;
     this.name = options.name;
     this.historyPort = options.history ?? null;
+    this.fusionWeights = options.fusionWeights;
     this.tables = { records: this.records, facts: this.facts, index: this.index, metadata: options.metadata };
     this.slice = new TimeSlice(() => options.clock.now(), options.yielder, SLICE_BUDGET_MS, this.foreground);
     this.snapshots = new IndexSnapshots({
@@ -154,6 +171,21 @@ export class Engine implements VaultEngine {
       logger: options.logger,
       slice: this.slice,
       now: () => options.clock.now(),
+    });
+    const encoder = new TextEncoder();
+    this.semantic = new SemanticIndex({
+      vault: options.name,
+      store: options.store,
+      logger: options.logger,
+      slice: this.slice,
+      hash: (text) => options.hasher.sha256Hex(encoder.encode(text)).slice(0, 16),
+      notes: () => this.files().filter((file) => file.isNote && file.size <= TEXT_LIMIT_BYTES).map((file) => ({ path: file.path, hash: file.hash })),
+      source: async (path) => {
+        const body = await this.bodyText(path);
+        return body === null ? null : { vault: options.name, path, title: this.facts.get(path)?.title ?? path, body };
+      },
+      ...(options.chunkProfile ? { profile: options.chunkProfile } : {}),
+      ...(options.schedule ? { schedule: options.schedule } : {}),
     });
     this.writes = new WritePath({
       vault: options.name,
@@ -203,6 +235,7 @@ export class Engine implements VaultEngine {
     this.prepareLinks().catch((error: unknown) => {
       this.options.logger.log({ level: "warn", event: "links_not_prepared", vault: this.name, reason: describeFailure(error) });
     });
+    if (this.options.embeddings) this.semantic.setProvider(this.options.embeddings);
     return report;
   }
 
@@ -297,6 +330,7 @@ export class Engine implements VaultEngine {
     const reingested = await this.ingestAll(toIngest);
     this.sorted = null;
     this.version += 1;
+    this.semantic.touch();
     const report: ReconcileReport = {
       unchanged: plan.unchanged.length,
       changed: plan.changed.length,
@@ -343,6 +377,7 @@ export class Engine implements VaultEngine {
     if (touched) {
       this.sorted = null;
       this.version += 1;
+      this.semantic.touch();
     }
     if (folderChanged && this.available()) await this.reconcile();
   }
@@ -368,6 +403,7 @@ export class Engine implements VaultEngine {
     }
     this.sorted = null;
     this.version += 1;
+    this.semantic.touch();
   }
 
   /** Removes trash copies older than the retention period; a failure only warns. */
@@ -431,6 +467,35 @@ export class Engine implements VaultEngine {
   /** Lets go of the snapshot files held open (notes' metadata is parsed again when asked for after it). */
   close(): void {
     this.snapshots.close();
+    this.semantic.close();
+  }
+
+  /** Turns semantic search on with a provider (a new model re-embeds in the background) or off (null). */
+  setEmbeddingProvider(provider: EmbeddingProvider | null): void {
+    this.semantic.setProvider(provider);
+  }
+
+  semanticNeighbours(path: string, limit: number): Array<{ path: string; similarity: number }> {
+    return this.semantic.neighbours(path, limit);
+  }
+
+  /** How hybrid search weighs its parts from now on (a config reload; the quality bench's sweep). */
+  setFusionWeights(weights: FusionWeights): void {
+    this.fusionWeights = weights;
+  }
+
+  semanticStatus(): SemanticStatus {
+    return this.semantic.status();
+  }
+
+  /** Resolves once the background embedding pass has ended (tests, bench). */
+  async semanticIdle(): Promise<void> {
+    await this.semantic.idle();
+  }
+
+  /** The vectors' size in chunks, and the texts sent to the provider since the start (bench, tests). */
+  semanticCounts(): { notes: number; chunks: number; textsSent: number } {
+    return { notes: this.semantic.status().done, chunks: this.semantic.chunkCount, textsSent: this.semantic.textsSent };
   }
 
   /** Forgets the persisted snapshot so the next start rebuilds the index from the files. */
@@ -446,6 +511,7 @@ export class Engine implements VaultEngine {
   async persist(): Promise<void> {
     const written = await this.snapshots.persist(this.tables);
     this.options.logger.log({ level: "debug", event: "index_persisted", vault: this.name, ...written });
+    await this.semantic.persist();
   }
 
   private drop(path: string): void {
@@ -720,16 +786,69 @@ export class Engine implements VaultEngine {
     }
   }
 
+  /** The mode a search without one runs in: hybrid once the vectors of an enabled provider are complete. */
+  defaultSearchMode(): SearchMode {
+    return this.semantic.usable() && this.semantic.status().state === "ready" ? "hybrid" : "lexical";
+  }
+
   async search(query: string, options: SearchOptions): Promise<SearchOutcome> {
     const parsed = parseQuery(query);
-    const { config } = await this.loadTypesConfig();
     const explain = options.explain === true;
     const hidden = options.includeSensitive === true ? () => false : (path: string) => this.isHiddenNote(path);
+    const finish = (page: RankedPage, mode: SearchMode, hint?: string): SearchOutcome => {
+      const outcome: SearchOutcome = { total: page.total, hits: page.hits, mode };
+      if (page.totalEstimated) outcome.total_estimated = true;
+      if (hint !== undefined) outcome.hint = hint;
+      return outcome;
+    };
+    const requested = options.mode ?? this.defaultSearchMode();
+    const status = this.semantic.status();
+    if (requested === "lexical") {
+      const hint = options.mode === undefined && status.error !== undefined ? `Semantic search is unavailable (${status.error}); these hits are lexical. vault_list shows its state.` : undefined;
+      return finish(await this.rankedPage(parsed, options, hidden, null), "lexical", hint);
+    }
+    const unavailable = this.semanticUnavailable();
+    if (unavailable !== null) return finish(await this.rankedPage(parsed, options, hidden, null), "lexical", `mode "${requested}" is unavailable: ${unavailable}; these hits are lexical.`);
+    let vector: Float32Array;
+    try {
+      vector = await this.semantic.embedQuery(query);
+    } catch (error) {
+      const reason = error instanceof EmbeddingError ? error.message : "the embedding provider failed";
+      return finish(await this.rankedPage(parsed, options, hidden, null), "lexical", `mode "${requested}" is unavailable: ${reason}; these hits are lexical. vault_list shows its state.`);
+    }
+    const semantic = this.semantic;
+    const accept = (path: string): boolean => !hidden(path) && (options.filter === undefined || options.filter(path));
+    const side: VectorSide = {
+      search: (k, keep) => semantic.search(vector, k, keep),
+      similarity: (path) => semantic.similarity(path, vector),
+      count: (keep) => semantic.count(keep),
+    };
+    const partial = status.state === "embedding" ? `the vault is still being embedded (${status.done} of ${status.total} notes); notes not embedded yet are found by their words only` : undefined;
+    if (requested === "semantic") return finish(semanticPage(side, { limit: options.limit, offset: options.offset, explain, filter: accept }), "semantic", partial);
+    return finish(await this.rankedPage(parsed, options, hidden, side), "hybrid", partial);
+  }
+
+  /** Why semantic search cannot answer now, or null when it can. */
+  private semanticUnavailable(): string | null {
+    const status = this.semantic.status();
+    if (status.state === "off") return "no embedding provider is enabled for this vault (see the README, semantic search)";
+    if (this.semantic.usable()) return null;
+    if (status.error !== undefined) return status.error;
+    return `the vault's notes are being embedded (${status.done} of ${status.total}); try again shortly`;
+  }
+
+  /**
+   * The lexical hits re-ranked by fusion.ts with the types config's graph, time and type and, given
+   * vectors, the similarity of each hit and of the nearest notes, which join the hits.
+   */
+  private async rankedPage(parsed: ParsedQuery, options: SearchOptions, hidden: (path: string) => boolean, vectors: VectorSide | null): Promise<RankedPage> {
+    const { config } = await this.loadTypesConfig();
+    const explain = options.explain === true;
     const start = Math.max(0, options.offset);
     const wanted = start + Math.max(0, options.limit);
     // Re-ranking needs the best lexical hits beyond the page; without a types config (or vectors)
     // only the page is asked for, as before, and asked again when hidden notes took places in it.
-    let pool = config ? Math.max(wanted, HYBRID_POOL) : wanted;
+    let pool = vectors ? Math.max(wanted, HYBRID_CANDIDATES) : config ? Math.max(wanted, HYBRID_POOL) : wanted;
     let page: SearchPage;
     let visible: IndexHit[];
     for (;;) {
@@ -741,6 +860,20 @@ export class Engine implements VaultEngine {
     }
     const hiddenSeen = page.hits.length - visible.length;
     const byPath = new Map(visible.map((hit) => [hit.path, hit]));
+    const accept = (path: string): boolean => {
+      const record = this.records.get(path);
+      return record !== undefined && record.isNote && !hidden(path) && (options.filter === undefined || options.filter(path));
+    };
+    // The nearest notes, and each lexical hit's similarity: rankHybrid joins the first to the hits.
+    const matches = new Map<string, VectorMatch>();
+    if (vectors) {
+      for (const match of vectors.search(pool, accept)) matches.set(match.path, match);
+      for (const hit of visible) {
+        if (matches.has(hit.path)) continue;
+        const match = vectors.similarity(hit.path);
+        if (match) matches.set(hit.path, match);
+      }
+    }
     const ranked = rankHybrid(
       visible.map((hit) => ({ path: hit.path, lexical: hit.score })),
       {
@@ -750,10 +883,9 @@ export class Engine implements VaultEngine {
         // A note the graph reaches was never checked against +words, phrases or -words.
         join: parsed.required.length === 0 && parsed.excluded.length === 0 && parsed.phrases.length === 0 && parsed.excludedPhrases.length === 0 && parsed.groups.length === 0,
         mtime: (path) => this.records.get(path)?.mtime ?? null,
-        accept: (path) => {
-          const record = this.records.get(path);
-          return record !== undefined && record.isNote && !hidden(path) && (options.filter === undefined || options.filter(path));
-        },
+        accept,
+        ...(vectors ? { similarity: new Map([...matches].map(([path, match]) => [path, match.similarity])) } : {}),
+        ...(this.fusionWeights ? { weights: this.fusionWeights } : {}),
         graph: {
           cache: (path) => this.options.metadata.getCache(path),
           resolve: (linkpath, source) => this.options.metadata.getFirstLinkpathDest(linkpath, source),
@@ -764,18 +896,20 @@ export class Engine implements VaultEngine {
       comparePaths,
     );
     const joined = ranked.length - visible.length;
-    const hits: SearchHit[] = ranked.slice(start, wanted).map(({ path, result }) => {
+    const hits: RankedHit[] = ranked.slice(start, wanted).map(({ path, result }) => {
       const lexical = byPath.get(path);
-      const hit: SearchHit = { path, score: roundScore(result.score), terms: lexical?.terms ?? [] };
+      const hit: RankedHit = { path, score: roundScore(result.score), terms: lexical?.terms ?? [] };
       if (explain) {
         if (lexical?.explanation) hit.explanation = lexical.explanation;
         hit.fusion = result;
+        const match = matches.get(path);
+        if (match) hit.chunk = { index: match.chunk.index, heading: match.chunk.heading, similarity: roundScore(match.similarity) };
       }
       return hit;
     });
-    const outcome: SearchOutcome = { total: Math.max(0, page.total - hiddenSeen) + joined, hits };
-    if (page.totalEstimated) outcome.total_estimated = true;
-    return outcome;
+    const result: RankedPage = { total: Math.max(0, page.total - hiddenSeen) + joined, hits };
+    if (page.totalEstimated) result.totalEstimated = true;
+    return result;
   }
 
   async typesConfigStatus(): Promise<TypesConfigStatus> {

@@ -8,6 +8,8 @@ import type { RecoveryReport } from "../write/transaction";
 import type { WritePath } from "../write/write-path";
 import type { ScoreExplanation } from "../search/ranking";
 import type { FusionResult } from "../search/fusion";
+import type { MatchedChunk, SearchMode } from "../search/semantic/hybrid";
+import type { SemanticStatus } from "../search/semantic/semantic-index";
 import type { TypesConfigStatus } from "../search/types-config";
 
 export interface FileRecord extends FileStat {
@@ -65,11 +67,16 @@ export interface SearchHit {
   terms: string[];
   /** The parts of the lexical score, when the search asked for them and the note matched words. */
   explanation?: ScoreExplanation;
-  /** The parts of the fused score (core/search/fusion.ts), when the search asked for them. */
+  /** How similarity and the lexical score made `score` (semantic and hybrid modes, with explain). */
   fusion?: FusionResult;
+  /** The note's chunk most similar to the question (semantic and hybrid modes, with explain). */
+  chunk?: MatchedChunk;
 }
 
 export interface SearchOutcome {
+  /** The mode the hits were ranked in: lexical when the one asked for was unavailable (then `hint` says why). */
+  mode: SearchMode;
+  hint?: string;
   total: number;
   /** Present (true) when `total` is an estimate: phrases were verified only as far as the page needed. */
   total_estimated?: boolean;
@@ -82,6 +89,8 @@ export interface SearchOptions {
   filter?: (path: string) => boolean;
   /** Each hit carries the parts of its score (see core/search/ranking.ts and fusion.ts). */
   explain?: boolean;
+  /** Absent: hybrid once an embedding provider's vectors are complete, else lexical. */
+  mode?: SearchMode;
   /** Also notes marked `visibility: sensitive`, `draft`, `private_journal` or `needs_review` (core/search/hybrid.ts). */
   includeSensitive?: boolean;
 }
@@ -113,6 +122,12 @@ export interface VaultEngine extends VaultView {
   /** The last vault-wide change completed or undone at a start after a crash, or null. */
   lastRecovery(): RecoveryReport | null;
   search(query: string, options: SearchOptions): Promise<SearchOutcome>;
+  /** The mode a search without one runs in. */
+  defaultSearchMode(): SearchMode;
+  /** The notes nearest in meaning to a note, by their chunks' vectors; empty without them. */
+  semanticNeighbours(path: string, limit: number): Array<{ path: string; similarity: number }>;
+  /** The embedding index's progress (vault_list `semantic`). */
+  semanticStatus(): SemanticStatus;
   /** Whether the vault's types note (core/search/types-config.ts) is absent, loaded or invalid, and why. */
   typesConfigStatus(): Promise<TypesConfigStatus>;
   /** Reads the body text of a note (frontmatter excluded, BOM stripped), or null when unreadable. */

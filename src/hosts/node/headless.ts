@@ -14,7 +14,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
 import { ALL_TOOLS } from "../../tools/registry";
-import { NodeVaultHost, type NodeVaultOptions } from "./host";
+import { NodeVaultHost, type EmbeddingSettings, type NodeVaultOptions } from "./host";
 import { PROTOCOL_VERSION, VERSION } from "./version";
 
 export interface HeadlessVault {
@@ -35,6 +35,8 @@ export interface HeadlessOptions {
   watch?: boolean;
   /** Each vault's private history in the data folder (SPEC §9); on unless false. */
   history?: boolean | HeadlessHistory;
+  /** Semantic and hybrid search through an OpenAI-compatible endpoint; absent, lexical search only. */
+  embeddings?: EmbeddingSettings;
   /** OAuth sign-in; absent, clients connect with pasted bearer tokens only. */
   oauth?: HeadlessOAuth;
 }
@@ -86,7 +88,7 @@ export class HeadlessServer {
       throw new Error("history.remote must contain {vault} when several vaults are served: each vault has its own history and needs its own remote repository.");
     }
     this.hosts = options.vaults.map(
-      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch, history: historyFor(options.history, vault.name) }),
+      (vault) => new NodeVaultHost({ name: vault.name, root: vault.root, dataDir: options.dataDir, logger: options.logger, watch: options.watch, history: historyFor(options.history, vault.name), ...(options.embeddings ? { embeddings: options.embeddings } : {}) }),
     );
     this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
     this.users = new UserStore(options.users);

@@ -18,6 +18,30 @@ import { nodeHasher, setImmediateYielder, systemClock } from "./services";
 import { FileTransactionStore } from "./transaction-store";
 import { VaultWatcher } from "./watcher";
 import type { TransactionEvent } from "../../core/write/transaction";
+import { OpenAICompatibleProvider } from "../../core/search/semantic/provider";
+import { nodeHttpPost } from "./http-post";
+import type { FusionWeights } from "../../core/search/fusion";
+
+/** An OpenAI-compatible /v1/embeddings endpoint for semantic search. */
+export interface EmbeddingSettings {
+  url: string;
+  model: string;
+  apiKey?: string;
+  batchSize?: number;
+  timeoutMs?: number;
+  requestsPerMinute?: number;
+}
+
+export function embeddingProvider(settings: EmbeddingSettings): OpenAICompatibleProvider {
+  return new OpenAICompatibleProvider({ ...settings, post: nodeHttpPost, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+}
+
+/** A timer that does not keep the process alive: a retry must not hold a stopping server up. */
+function schedule(ms: number, task: () => void): () => void {
+  const timer = setTimeout(task, ms);
+  timer.unref();
+  return () => clearTimeout(timer);
+}
 
 /** How often the vault is stat'ed for changes the watcher missed (at the least; see RECHECK_CPU_SHARE). */
 export const RECHECK_INTERVAL_MS = 30_000;
@@ -42,6 +66,10 @@ export interface NodeVaultOptions {
   history?: boolean | { author?: { name: string; email: string }; push?: RemotePush };
   /** Worker threads for a large build (one per core but one when unset); 0 builds in the main thread. */
   ingestWorkers?: number;
+  /** Semantic search through this endpoint; absent: lexical search only. */
+  embeddings?: EmbeddingSettings;
+  /** How hybrid search weighs its parts (fusion.ts); the defaults when absent. */
+  fusionWeights?: FusionWeights;
   /** Hears each durable step of a vault-wide change (tests); default: the crash hook below, when its variable is set. */
   onTransactionEvent?: (event: TransactionEvent) => void;
 }
@@ -117,6 +145,9 @@ export class NodeVaultHost {
       store: new FileIndexStore(vaultDataDir(options.dataDir, options.name, options.root)),
       transactions: new FileTransactionStore(path.join(vaultDataDir(options.dataDir, options.name, options.root), "transactions")),
       ...(onTransactionEvent ? { onTransactionEvent } : {}),
+      ...(options.embeddings ? { embeddings: embeddingProvider(options.embeddings) } : {}),
+      ...(options.fusionWeights ? { fusionWeights: options.fusionWeights } : {}),
+      schedule,
       hasher: nodeHasher,
       clock: systemClock,
       logger: options.logger,

@@ -15,7 +15,7 @@ import { LineTransport } from "../../mcp/stdio";
 import { ALL_TOOLS } from "../../tools/registry";
 import type { ToolGroup, UserInfo } from "../../tools/types";
 import { DEFAULT_MAX_RESPONSE_BYTES, type HeadlessVault } from "./headless";
-import { NodeVaultHost } from "./host";
+import { NodeVaultHost, type EmbeddingSettings } from "./host";
 import { VERSION } from "./version";
 
 /**
@@ -40,11 +40,13 @@ export interface StdioOptions {
   toolsets?: readonly ToolGroup[];
   /** The config file's limits.max_response_bytes; the HTTP server's default otherwise. */
   maxResponseBytes?: number;
+  /** Semantic search through this endpoint (the config file's embeddings section). */
+  embeddings?: EmbeddingSettings;
 }
 
 export async function serveStdio(options: StdioOptions): Promise<void> {
   const { logger } = options;
-  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger, history: options.history }));
+  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger, history: options.history, ...(options.embeddings ? { embeddings: options.embeddings } : {}) }));
   const transport = new LineTransport({ input: process.stdin, output: process.stdout, maxLineBytes: STDIO_LINE_LIMIT_BYTES, drainMs: DRAIN_MS });
   let started: Promise<unknown> = Promise.resolve();
   let session: StdioServerHandle | null = null;

@@ -2,6 +2,8 @@
 // Vault hosts live as long as the plugin; the HTTP server can be stopped and started on its own.
 import type { App } from "obsidian";
 import type { OAuthService } from "../../auth/oauth/service";
+import { endpointProblem, OpenAICompatibleProvider, type EmbeddingProvider } from "../../core/search/semantic/provider";
+import { obsidianHttpPost } from "./http-post";
 import { UserStore } from "../../auth/users";
 import type { Clock, Hasher, Yielder } from "../../core/ports";
 import { VaultRegistry } from "../../core/vault/directory";
@@ -16,7 +18,7 @@ import type { AnyToolDefinition } from "../../tools/types";
 import { hostTools } from "./host-tools";
 import { MetadataWaiter } from "./metadata-waiter";
 import type { PluginLogger } from "./plugin-logger";
-import { vaultsOf, type PluginSettings } from "./settings";
+import { EMBEDDINGS_SECRET, secretStoreOf, vaultsOf, type PluginSettings } from "./settings";
 import { ObsidianVaultHost } from "./vault-host";
 
 export type ServerState =
@@ -88,9 +90,30 @@ export class PluginServer {
     return this.hosts.find((host) => host.name === name);
   }
 
+  /**
+   * The provider the settings ask for, or null. The API key comes from Obsidian's secret storage
+   * (1.11.4 and later); without one, only endpoints that need no key (a local Ollama) work.
+   */
+  private embeddingProvider(settings: PluginSettings): EmbeddingProvider | null {
+    const embeddings = settings.embeddings;
+    if (!embeddings.enabled || endpointProblem(embeddings.url) !== null) return null;
+    const apiKey = secretStoreOf(this.options.app)?.getSecret(EMBEDDINGS_SECRET) ?? null;
+    return new OpenAICompatibleProvider({
+      url: embeddings.url,
+      model: embeddings.model,
+      ...(apiKey ? { apiKey } : {}),
+      post: obsidianHttpPost,
+      sleep: (ms) => new Promise((resolve) => window.setTimeout(resolve, ms)),
+      batchSize: embeddings.batchSize,
+      timeoutMs: embeddings.timeoutMs,
+      requestsPerMinute: embeddings.requestsPerMinute,
+    });
+  }
+
   /** Builds and starts a host per configured vault (at layout-ready). */
   async openVaults(): Promise<ReconcileReport[]> {
     const settings = this.options.settings();
+    const embeddings = this.embeddingProvider(settings);
     this.hosts = vaultsOf(settings).map(
       (vault) =>
         new ObsidianVaultHost({
@@ -105,6 +128,7 @@ export class PluginServer {
           logger: this.options.logger,
           metadata: this.metadata,
           trashRetentionDays: settings.limits.trashRetentionDays,
+          ...(embeddings ? { embeddings } : {}),
           ...(settings.history.enabled
             ? { history: { gitFolder: `${this.options.pluginDir}/history/${vault.name}.git`, author: { name: settings.history.authorName, email: settings.history.authorEmail } } }
             : {}),

@@ -3,6 +3,7 @@
 // hash is saved.
 import { PluginSettingTab, Setting, type App, type Plugin } from "obsidian";
 import type { SignedInClient } from "../../auth/oauth/service";
+import { endpointProblem } from "../../core/search/semantic/provider";
 import { generateToken, hashToken } from "../../auth/tokens";
 import { VAULT_NAME } from "../../core/vault/directory";
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfig } from "../../mcp/client-config";
@@ -10,7 +11,7 @@ import { TOOL_GROUPS } from "../../tools/types";
 import { copyToClipboard } from "./clipboard";
 import { describeState } from "./info-modal";
 import type { ServerState } from "./plugin-server";
-import { DEFAULT_VAULT_NAME, storedToolsets, vaultsOf, type PluginSettings, type StoredUser } from "./settings";
+import { DEFAULT_VAULT_NAME, EMBEDDINGS_SECRET, secretStoreOf, storedToolsets, vaultsOf, type PluginSettings, type StoredUser } from "./settings";
 
 export interface PluginControls {
   readonly config: PluginSettings;
@@ -72,6 +73,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     this.renderUsers(containerEl);
     this.renderVaults(containerEl);
     this.renderHistory(containerEl);
+    this.renderSemantic(containerEl);
     this.renderLimits(containerEl);
     this.renderAudit(containerEl);
   }
@@ -533,6 +535,68 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     };
     author("Author name", "Names the commits.", () => history.authorName, (value) => (history.authorName = value), /^[^<>\n]{1,100}$/);
     author("Author email", "For the commits; it does not need to exist.", () => history.authorEmail, (value) => (history.authorEmail = value), /^[^\s<>@]+@[^\s<>@]+$/);
+  }
+
+  private renderSemantic(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName("Semantic search").setHeading();
+    const embeddings = this.settings.embeddings;
+    const apply = async (): Promise<void> => {
+      await this.controls.saveSettings();
+      await this.controls.reopenVaults();
+    };
+    new Setting(containerEl)
+      .setName("Search by meaning")
+      .setDesc("Notes are cut into chunks and embedded in the background by the endpoint below (one that speaks the embeddings protocol of OpenAI); note_search then ranks by meaning and words together. Chunks of your notes are sent to that endpoint: use a local one to keep them on this machine.")
+      .addToggle((toggle) =>
+        toggle.setValue(embeddings.enabled).onChange(async (enabled) => {
+          embeddings.enabled = enabled;
+          await apply();
+        }),
+      );
+    const text = (name: string, desc: string, get: () => string, set: (value: string) => void, problem: (value: string) => string | null): void => {
+      new Setting(containerEl)
+        .setName(name)
+        .setDesc(desc)
+        .addText((field) => {
+          field.setValue(get());
+          field.inputEl.addEventListener("change", () => {
+            void (async () => {
+              const value = field.getValue().trim();
+              const ok = problem(value) === null;
+              field.inputEl.toggleClass("secondbrain-invalid", !ok);
+              if (!ok) return;
+              set(value);
+              await apply();
+            })();
+          });
+        });
+    };
+    text("Endpoint", "An OpenAI-compatible embeddings endpoint, e.g. http://localhost:11434/v1 for Ollama.", () => embeddings.url, (value) => (embeddings.url = value), endpointProblem);
+    text("Model", "The embedding model's name at the endpoint, e.g. nomic-embed-text. Changing it embeds every note again.", () => embeddings.model, (value) => (embeddings.model = value), (value) => (value === "" ? "empty" : null));
+    const secrets = secretStoreOf(this.app);
+    new Setting(containerEl)
+      .setName("Key for the endpoint")
+      .setDesc(secrets ? "Kept in Obsidian's secret storage, never in the plugin's settings file. Leave empty for a local endpoint." : "Needs Obsidian 1.11.4 or later (secret storage); local endpoints need no key.")
+      .addText((field) => {
+        field.inputEl.type = "password";
+        field.setPlaceholder(secrets?.getSecret(EMBEDDINGS_SECRET) ? "stored" : "none");
+        field.setDisabled(!secrets);
+        field.inputEl.addEventListener("change", () => {
+          void (async () => {
+            secrets?.setSecret(EMBEDDINGS_SECRET, field.getValue().trim());
+            field.setValue("");
+            field.setPlaceholder(secrets?.getSecret(EMBEDDINGS_SECRET) ? "stored" : "none");
+            await apply();
+          })();
+        });
+      });
+    text(
+      "Requests per minute to the endpoint",
+      "Embedding sends no more requests than this (each holds up to 32 chunks).",
+      () => String(embeddings.requestsPerMinute),
+      (value) => (embeddings.requestsPerMinute = Number(value)),
+      (value) => (/^[1-9][0-9]{0,6}$/.test(value) ? null : "not a count"),
+    );
   }
 
   private renderAudit(containerEl: HTMLElement): void {

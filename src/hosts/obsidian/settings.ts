@@ -8,6 +8,7 @@ import { DEFAULT_TRASH_RETENTION_DAYS } from "../../core/write/trash";
 import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
 import { TOOL_GROUPS, type ToolGroup } from "../../tools/types";
+import { DEFAULT_BATCH_SIZE, DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_TIMEOUT_MS, endpointProblem } from "../../core/search/semantic/provider";
 
 // The headless server defaults to 27125, so both can run on one machine.
 export const DEFAULT_PORT = 27126;
@@ -47,9 +48,36 @@ export interface PluginSettings {
    * waits for Allow or Deny.
    */
   oauth: { enabled: boolean; user: string | null; approvalSeconds: number };
+  /** Semantic search through an OpenAI-compatible endpoint; the API key lives in Obsidian's secret storage, not here. */
+  embeddings: EmbeddingSettings;
 }
 
 export const DEFAULT_APPROVAL_SECONDS = 300;
+
+export interface EmbeddingSettings {
+  enabled: boolean;
+  url: string;
+  model: string;
+  batchSize: number;
+  timeoutMs: number;
+  requestsPerMinute: number;
+}
+
+/** Obsidian's secret storage as far as used here: `app.secretStorage` exists from 1.11.4 on, so it is looked for, not assumed. */
+export interface SecretStore {
+  getSecret(id: string): string | null;
+  setSecret(id: string, secret: string): void;
+}
+
+export function secretStoreOf(app: object): SecretStore | null {
+  const store = (app as { secretStorage?: unknown }).secretStorage;
+  return typeof store === "object" && store !== null && typeof (store as SecretStore).getSecret === "function" ? (store as SecretStore) : null;
+}
+
+/** The secret storage entry holding the endpoint's API key (Obsidian 1.11.4 and later). */
+export const EMBEDDINGS_SECRET = "secondbrain-mcp-embeddings-key";
+export const DEFAULT_EMBEDDINGS_URL = "http://localhost:11434/v1";
+export const DEFAULT_EMBEDDINGS_MODEL = "nomic-embed-text";
 
 export const DEFAULT_HISTORY_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
 
@@ -68,6 +96,14 @@ export function defaultSettings(): PluginSettings {
     audit: { enabled: false, file: DEFAULT_AUDIT_FILE },
     history: { enabled: true, authorName: DEFAULT_HISTORY_AUTHOR.name, authorEmail: DEFAULT_HISTORY_AUTHOR.email },
     oauth: { enabled: false, user: null, approvalSeconds: DEFAULT_APPROVAL_SECONDS },
+    embeddings: {
+      enabled: false,
+      url: DEFAULT_EMBEDDINGS_URL,
+      model: DEFAULT_EMBEDDINGS_MODEL,
+      batchSize: DEFAULT_BATCH_SIZE,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE,
+    },
   };
 }
 
@@ -171,6 +207,16 @@ export function readSettings(data: unknown): PluginSettings {
     enabled: boolOr(oauth.enabled, false),
     user: typeof oauth.user === "string" && seenUsers.has(oauth.user) ? oauth.user : null,
     approvalSeconds: intOr(oauth.approvalSeconds, DEFAULT_APPROVAL_SECONDS, 1, DEFAULT_APPROVAL_SECONDS),
+  };
+  const embeddings = isObject(data.embeddings) ? data.embeddings : {};
+  const url = stringOr(embeddings.url, DEFAULT_EMBEDDINGS_URL);
+  settings.embeddings = {
+    enabled: boolOr(embeddings.enabled, false),
+    url: endpointProblem(url) === null ? url : DEFAULT_EMBEDDINGS_URL,
+    model: stringOr(embeddings.model, DEFAULT_EMBEDDINGS_MODEL),
+    batchSize: intOr(embeddings.batchSize, DEFAULT_BATCH_SIZE, 1, 2048),
+    timeoutMs: intOr(embeddings.timeoutMs, DEFAULT_TIMEOUT_MS, 100, 600_000),
+    requestsPerMinute: intOr(embeddings.requestsPerMinute, DEFAULT_REQUESTS_PER_MINUTE, 1, 1_000_000),
   };
   return settings;
 }

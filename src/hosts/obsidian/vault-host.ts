@@ -15,6 +15,7 @@ import { FolderScope } from "./scope";
 import { ObsidianVaultPort } from "./vault-port";
 import { ObsidianWriter } from "./write-port";
 import { FileTransactionStore } from "../node/transaction-store";
+import type { EmbeddingProvider } from "../../core/search/semantic/provider";
 
 export interface ObsidianVaultHostOptions {
   app: App;
@@ -32,6 +33,8 @@ export interface ObsidianVaultHostOptions {
   metadata: MetadataWaiter;
   trashRetentionDays: number;
   persistDelayMs?: number;
+  /** Semantic search through this provider; absent: lexical only. */
+  embeddings?: EmbeddingProvider;
   /** The private history's git directory (vault-relative, in the plugin folder); none when off. */
   history?: { gitFolder: string; author: { name: string; email: string } };
 }
@@ -72,6 +75,11 @@ export class ObsidianVaultHost {
       writer: new ObsidianWriter({ app: options.app, scope: this.scope, hasher: options.hasher, metadata: options.metadata }),
       trashRetentionDays: options.trashRetentionDays,
       binary: obsidianBinaryReader(),
+      ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+      schedule: (ms, task) => {
+        const timer = window.setTimeout(task, ms);
+        return () => window.clearTimeout(timer);
+      },
       ...(options.app.vault.adapter instanceof FileSystemAdapter
         ? { transactions: new FileTransactionStore(options.app.vault.adapter.getFullPath(options.transactionFolder)) }
         : {}),

@@ -88,15 +88,20 @@ interface Relation {
   shared_targets: number;
   shared_linkers: number;
   same_folder: boolean;
+  /** Cosine similarity of the nearest chunks, when the vault has vectors and the note is among the nearest. */
+  similarity?: number;
 }
 
-const WEIGHTS = { directLink: 3, sharedTarget: 1, sharedLinker: 1, sameFolder: 0.5 } as const;
+// A neighbour in meaning at similarity 1 weighs as much as a direct link.
+const WEIGHTS = { directLink: 3, sharedTarget: 1, sharedLinker: 1, sameFolder: 0.5, semantic: 3 } as const;
+/** Semantic neighbours looked up per note_related call. */
+const SEMANTIC_NEIGHBOURS = 20;
 
 function folderOf(path: string): string {
   return path.slice(0, Math.max(0, path.lastIndexOf("/")));
 }
 
-/** Scores every note connected to `path`; no model, no network (SPEC §7). */
+/** Scores every note connected to `path`, and its nearest notes in meaning when the vault has vectors (no network: the vectors are stored). */
 export function relatedNotes(engine: VaultEngine, path: string): Array<{ path: string } & Relation> {
   const notes = engine.files().filter((file) => file.isNote);
   const total = Math.max(notes.length, 1);
@@ -159,6 +164,12 @@ export function relatedNotes(engine: VaultEngine, path: string): Array<{ path: s
       other.score += WEIGHTS.sharedLinker * rarity(siblings.length);
     }
   }
+  for (const neighbour of engine.semanticNeighbours(path, SEMANTIC_NEIGHBOURS)) {
+    if (neighbour.similarity <= 0) continue;
+    const relation = relationFor(neighbour.path);
+    relation.similarity = Math.round(neighbour.similarity * 1000) / 1000;
+    relation.score += WEIGHTS.semantic * neighbour.similarity;
+  }
   const folder = folderOf(path);
   for (const note of notes) {
     if (note.path === path || folderOf(note.path) !== folder) continue;
@@ -177,7 +188,7 @@ export const noteRelated = defineTool({
   name: "note_related",
   title: "Related notes",
   description:
-    "Notes related to a given note, best first, with the reasons: shared tags (rare tags weigh more), direct links either way, shared link targets, shared linkers and same folder. Use it to find context before writing, or link candidates.",
+    "Notes related to a given note, best first, with the reasons: shared tags (rare tags weigh more), direct links either way, shared link targets, shared linkers, same folder, and `similarity` (nearest in meaning) when semantic search is on. Use it to find context before writing, or link candidates.",
   group: "find",
   input: object({ vault: vaultField, path: pathField, limit: limitField(10, 100) }),
   annotations: READ_ONLY,

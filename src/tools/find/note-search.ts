@@ -4,6 +4,7 @@ import { makeSnippet } from "../../core/search/snippet";
 import type { FileRecord, VaultEngine } from "../../core/vault/types";
 import type { ScoreExplanation } from "../../core/search/ranking";
 import type { FusionResult } from "../../core/search/fusion";
+import { SEARCH_MODES, type MatchedChunk, type SearchMode } from "../../core/search/semantic/hybrid";
 import { isHidden } from "../../core/search/hybrid";
 import {
   allTagsMatcher,
@@ -27,8 +28,10 @@ const ZERO_HITS_HINT =
 
 interface HitExplanation extends Partial<ScoreExplanation> {
   score: number;
-  /** Every component of the score with its weight (core/search/fusion.ts). */
-  fusion: FusionResult;
+  /** Every component of the score with its weight (core/search/fusion.ts); absent in semantic mode, where similarity is the score. */
+  fusion?: FusionResult;
+  /** The note's chunk most similar to the question (semantic and hybrid modes). */
+  matched_chunk?: MatchedChunk;
 }
 
 function hitEntry(engine: VaultEngine, record: FileRecord, score: number | null, snippet: string | undefined, explanation?: HitExplanation) {
@@ -78,11 +81,18 @@ export const noteSearch = defineTool({
     explain: optional(
       boolean({
         description:
-          "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight; and under `fusion` every component of the hybrid score (keyword, similarity, graph with the edges walked, time with age and λ, type) with the weights used.",
+          "Give each hit the parts of its score: which words matched in which fields, via which expansion (itself, stem, prefix, near spelling), with what weight; under `fusion` every component of the hybrid score (keyword, similarity, graph with the edges walked, time with age and λ, type) with the weights used; and in semantic and hybrid modes the chunk (heading) that matched.",
       }),
     ),
     include_sensitive: optional(
       boolean({ description: "Also list notes marked `visibility: sensitive`, `draft: true`, `private_journal: true` or `needs_review: true`, which are left out unless asked for." }),
+    ),
+    mode: optional(
+      string({
+        description:
+          "lexical (words), semantic (meaning: similarity of the note's embedded chunks to the query) or hybrid (both, fused). Default: hybrid once an embedding provider is enabled and the vault is embedded, else lexical; when the provider fails the hits are lexical and `hint` says why.",
+        enum: SEARCH_MODES,
+      }),
     ),
   }),
   annotations: READ_ONLY,
@@ -107,6 +117,8 @@ export const noteSearch = defineTool({
     let total: number;
     let totalEstimated = false;
     let hits: Array<ReturnType<typeof hitEntry>>;
+    let mode: SearchMode = "lexical";
+    let hint: string | undefined;
     if (query === "") {
       const recent = engine
         .files()
@@ -131,8 +143,11 @@ export const noteSearch = defineTool({
         offset: args.offset,
         ...(filtered ? { filter: accept } : {}),
         ...(args.explain === true ? { explain: true } : {}),
+        ...(args.mode !== undefined ? { mode: args.mode as SearchMode } : {}),
         ...(args.include_sensitive === true ? { includeSensitive: true } : {}),
       });
+      mode = outcome.mode;
+      hint = outcome.hint;
       total = outcome.total;
       totalEstimated = outcome.total_estimated === true;
       const bodies = await Promise.all(outcome.hits.map((hit) => engine.bodyText(hit.path)));
@@ -141,7 +156,8 @@ export const noteSearch = defineTool({
         const file = engine.file(hit.path);
         if (!file) return;
         const body = bodies[position] ?? null;
-        const explanation = hit.fusion ? { ...(hit.explanation ?? {}), score: hit.score, fusion: hit.fusion } : undefined;
+        const explanation: HitExplanation | undefined =
+          hit.fusion || hit.chunk ? { ...(hit.explanation ?? {}), score: hit.score, ...(hit.fusion ? { fusion: hit.fusion } : {}), ...(hit.chunk ? { matched_chunk: hit.chunk } : {}) } : undefined;
         hits.push(hitEntry(engine, file, hit.score, body === null ? undefined : makeSnippet(body, parsed, { matchedTerms: hit.terms }), explanation));
       });
     }
@@ -153,9 +169,11 @@ export const noteSearch = defineTool({
       returned: hits.length,
       offset: args.offset,
       index: engine.indexState(),
+      mode,
       hits,
     };
-    if (total === 0) result.hint = ZERO_HITS_HINT;
+    if (hint !== undefined) result.hint = hint;
+    if (total === 0) result.hint = hint === undefined ? ZERO_HITS_HINT : `${hint} ${ZERO_HITS_HINT}`;
     return result;
   },
 });

@@ -10,7 +10,7 @@ export const vaultList = defineTool({
   name: "vault_list",
   title: "List vaults",
   description:
-    "Lists the vaults you can use, with note and attachment counts, whether the vault is available (`available`; false while its folder is missing, and then every other tool on it refuses until the folder is back), whether the search index is ready, whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there), `types`: whether the types note that re-ranks note_search by links, age and note type is absent, loaded or invalid (with the error to fix), and `recovered` when a vault-wide change interrupted by a crash was completed or undone at a start (`operation`, `outcome`: completed or rolled_back, `files`, `at`, `conflicts`: notes changed by someone else, left as they are). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
+    "Lists the vaults you can use, with note and attachment counts, whether the vault is available (`available`; false while its folder is missing, and then every other tool on it refuses until the folder is back), whether the search index is ready, the semantic index's progress (`semantic`: state off/loading/embedding/ready/failed, done and total notes, model, and `error` saying why the embedding provider failed), whether the vault keeps a history (`versioned`; when false, `history_unavailable` says why and note_history/note_diff/note_restore do not work there), `types`: whether the types note that re-ranks note_search by links, age and note type is absent, loaded or invalid (with the error to fix), and `recovered` when a vault-wide change interrupted by a crash was completed or undone at a start (`operation`, `outcome`: completed or rolled_back, `files`, `at`, `conflicts`: notes changed by someone else, left as they are). Call this first when you do not know the vault name; every other tool takes `vault` (omit it for the default).",
   group: "find",
   input: object({}),
   annotations: READ_ONLY,
@@ -31,6 +31,7 @@ export const vaultList = defineTool({
           notes,
           attachments: files.length - notes,
           index: engine.indexState(),
+          semantic: engine.semanticStatus(),
           has_instructions: (await engine.instructions()) !== null,
           versioned: history.versioned,
           ...(history.versioned ? {} : { history_unavailable: history.reason }),

@@ -87,3 +87,13 @@ test("OAuth sign-in is off by default; the chosen user must exist, the approval 
   two.oauth.user = "bob";
   assert.equal(named(two), "user bob");
 });
+
+test("semantic search is off by default; its settings read back, a URL with credentials or a bad number falls back", () => {
+  assert.equal(defaultSettings().embeddings.enabled, false);
+  const saved = defaultSettings();
+  saved.embeddings = { enabled: true, url: "http://127.0.0.1:8080/v1", model: "bge-m3", batchSize: 16, timeoutMs: 9000, requestsPerMinute: 30 };
+  assert.deepEqual(readSettings(JSON.parse(JSON.stringify(saved))).embeddings, saved.embeddings);
+  const bad = readSettings({ embeddings: { enabled: true, url: "http://user:key@host/v1", model: " ", batchSize: 0, apiKey: "sk-x" } }).embeddings;
+  assert.deepEqual(bad, { ...defaultSettings().embeddings, enabled: true });
+  assert.ok(!JSON.stringify(bad).includes("sk-x"), "an API key in data.json is not read into the settings");
+});

@@ -1,0 +1,122 @@
+// Semantic and hybrid search end to end: a real /v1/embeddings server (the deterministic trigram
+// embedder), the headless server, and the official SDK client.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { startTestServer, type TestServer } from "../support/server";
+import type { TempVault } from "../support/vaults";
+import { semanticVault as makeVault, startEmbeddingServer, type EmbeddingServer } from "../support/embedder";
+import { within } from "../support/poll";
+
+interface Semantic {
+  state: string;
+  done: number;
+  total: number;
+  model: string | null;
+  error?: string;
+}
+
+async function semanticOf(server: TestServer): Promise<Semantic> {
+  const listed = await server.call("vault_list");
+  return (listed.structured.vaults as Array<{ semantic: Semantic }>)[0]!.semantic;
+}
+
+async function untilReady(server: TestServer): Promise<Semantic> {
+  let status: Semantic | undefined;
+  await within(20_000, "the vault is embedded", async () => {
+    status = await semanticOf(server);
+    return status.state === "ready" && status.done === status.total;
+  });
+  return status!;
+}
+
+function start(vault: TempVault, embeddings: EmbeddingServer | string, model = "test-model", extra: Record<string, unknown> = {}): Promise<TestServer> {
+  const url = typeof embeddings === "string" ? embeddings : embeddings.url;
+  return startTestServer({ fixture: "", vault, extra: { history: false, embeddings: { url, model, batchSize: 8, requestsPerMinute: 60_000, ...extra } } });
+}
+
+test("a provider embeds the vault in the background; a restart reuses the vectors; an edit re-embeds only its chunk; a new model re-embeds everything", async (t) => {
+  const embeddings = await startEmbeddingServer();
+  const vault = makeVault();
+  t.after(async () => {
+    await embeddings.close();
+    vault.cleanup();
+  });
+
+  let server = await start(vault, embeddings);
+  const first = await untilReady(server);
+  assert.equal(first.total, 4);
+  assert.equal(first.model, "test-model");
+  const chunks = embeddings.texts;
+  assert.ok(chunks >= 5, `the bread note is several chunks (${chunks} texts sent)`);
+
+  const hybrid = await server.call("note_search", { query: "breadbaking", explain: true });
+  assert.equal(hybrid.structured.mode, "hybrid", "hybrid is the default once the vault is embedded");
+  const hits = hybrid.structured.hits as Array<{ path: string; explanation: { fusion: { similarity: { value: number; weight: number } }; matched_chunk: { heading: string } } }>;
+  assert.equal(hits[0]!.path, "cooking/bread.md");
+  assert.ok(hits[0]!.explanation.fusion.similarity.value > 0);
+  assert.ok(hits[0]!.explanation.fusion.similarity.weight > 0);
+  assert.equal(typeof hits[0]!.explanation.matched_chunk.heading, "string");
+  const lexical = await server.call("note_search", { query: "breadbaking", mode: "lexical" });
+  assert.equal(lexical.structured.total, 0, "the words alone find nothing");
+  const semantic = await server.call("note_search", { query: "tomatoe plant watering", mode: "semantic", limit: 1 });
+  assert.equal(semantic.structured.mode, "semantic");
+  assert.equal((semantic.structured.hits as Array<{ path: string }>)[0]!.path, "garden/tomatoes.md");
+  const related = await server.call("note_related", { path: "garden/tomatoes.md" });
+  const neighbours = related.structured.related as Array<{ path: string; similarity?: number; score: number }>;
+  assert.equal(neighbours.length, 3, "with no links, tags or shared folder, only meaning relates these notes");
+  assert.ok(neighbours.every((entry) => entry.similarity !== undefined && entry.similarity > 0 && entry.path !== "garden/tomatoes.md"));
+  await server.stop();
+
+  const requestsBefore = embeddings.requests;
+  server = await start(vault, embeddings);
+  await untilReady(server);
+  assert.equal(embeddings.requests, requestsBefore, "a restart sends nothing to the provider");
+
+  const read = await server.call("note_read", { path: "cooking/bread.md" });
+  const hash = read.structured.content_hash as string;
+  const textsBefore = embeddings.texts;
+  const edited = await server.call("note_edit", { path: "cooking/bread.md", old_string: "Baking note line 3 ", new_string: "Baking note line three ", content_hash: hash });
+  assert.equal(edited.isError, false, edited.text);
+  await within(20_000, "the edit is embedded", async () => embeddings.texts > textsBefore && (await semanticOf(server)).state === "ready");
+  assert.equal(embeddings.texts - textsBefore, 1, "only the changed chunk is sent");
+  assert.match(embeddings.inputs.at(-1)![0]!, /line three/);
+  await server.stop();
+
+  const textsBeforeModel = embeddings.texts;
+  server = await start(vault, embeddings, "other-model");
+  const switched = await untilReady(server);
+  assert.equal(switched.model, "other-model");
+  assert.equal(embeddings.texts - textsBeforeModel, chunks, "every chunk is embedded again with the new model");
+  assert.equal(embeddings.models.at(-1), "other-model");
+  await server.stop();
+});
+
+for (const failure of ["error500", "refused", "timeout"] as const) {
+  test(`a failing endpoint (${failure}) leaves lexical search working and vault_list says why`, async (t) => {
+    const embeddings = await startEmbeddingServer();
+    const vault = makeVault();
+    const url = embeddings.url;
+    if (failure === "error500") embeddings.mode = "error500";
+    if (failure === "timeout") embeddings.mode = "hang";
+    if (failure === "refused") await embeddings.close();
+    const server = await start(vault, url, "test-model", { timeoutMs: 300 });
+    t.after(async () => {
+      await server.stop();
+      if (failure !== "refused") await embeddings.close();
+      vault.cleanup();
+    });
+    let status: Semantic | undefined;
+    await within(20_000, "the failure is reported", async () => (status = await semanticOf(server)).error !== undefined);
+    const expected = { error500: /HTTP 500/, refused: /could not be reached/, timeout: /did not answer within 300 ms/ }[failure];
+    assert.match(status!.error!, expected);
+    assert.notEqual(status!.state, "ready");
+    const search = await server.call("note_search", { query: "tomato plants" });
+    assert.equal(search.isError, false);
+    assert.equal(search.structured.mode, "lexical");
+    assert.equal((search.structured.hits as Array<{ path: string }>)[0]!.path, "garden/tomatoes.md");
+    assert.match(search.structured.hint as string, expected);
+    const asked = await server.call("note_search", { query: "tomato plants", mode: "hybrid" });
+    assert.equal(asked.structured.mode, "lexical");
+    assert.match(asked.structured.hint as string, /unavailable/);
+  });
+}
