@@ -1,10 +1,11 @@
 // The command line as a user runs it: validate prints no secret, reindex rebuilds, bad input explains itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import bcrypt from "bcryptjs";
 import { CLI, startCli } from "./support/cli";
 import { EDGE_VAULT, tempVault } from "./support/vaults";
 
@@ -124,4 +125,71 @@ test("serve refuses a weak token at start, from SECONDBRAIN_TOKEN or the config 
   } finally {
     vault.cleanup();
   }
+});
+
+test("a password in plain text in the config is refused by validate and serve, with the command that makes a hash, and never printed", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const config = path.join(vault.dataDir, "..", "plain.yaml");
+    writeFileSync(config, "users:\n  - name: alice\n    password: plain-text-password-123\noauth:\n  enabled: true\n");
+    for (const command of ["validate", "serve"]) {
+      const result = await cli([command, "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config]);
+      assert.equal(result.code, 2, command);
+      assert.match(result.stderr, /plain\.yaml:3: users\[0\]\.password must be a bcrypt hash, env:NAME or file:\/absolute\/path, and a password in plain text is refused/);
+      assert.match(result.stderr, /secondbrain-mcp hash-password/);
+      assert.ok(!`${result.stdout}${result.stderr}`.includes("plain-text-password-123"));
+    }
+  } finally {
+    vault.cleanup();
+  }
+});
+
+/** hash-password with the password piped into stdin. */
+function hashPiped(input: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "hash-password", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+test("hash-password reads the password from stdin and prints only its bcrypt hash", async () => {
+  const piped = await hashPiped("piped password\n", ["--cost", "4"]);
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.match(piped.stdout, /^\$2b\$04\$[./A-Za-z0-9]{53}\n$/);
+  assert.ok(bcrypt.compareSync("piped password", piped.stdout.trim()), "the trailing newline is not part of the password");
+  assert.ok(!`${piped.stdout}${piped.stderr}`.includes("piped password"));
+  const standard = await hashPiped("another password");
+  assert.match(standard.stdout, /^\$2b\$12\$/, "cost 12 unless --cost says otherwise");
+  const empty = await hashPiped("");
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /read an empty password/);
+  assert.equal(empty.stdout, "");
+  const long = await hashPiped("x".repeat(80), ["--cost", "4"]);
+  assert.match(long.stderr, /only the first 72 bytes of this password count/);
+  assert.match((await cli(["hash-password", "--cost", "40"])).stderr, /--cost must be a whole number from 4 to 15/);
+});
+
+test("hash-password at a terminal does not echo what is typed and asks twice", { skip: !existsSync("/usr/bin/script") && "needs util-linux script for a terminal" }, async () => {
+  const typed = "typed-at-the-terminal";
+  // script(1) gives the command a terminal; what the terminal shows comes back on its stdout.
+  const shown = await new Promise<string>((resolve, reject) => {
+    const child = spawn("/usr/bin/script", ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} hash-password --cost 4`, "/dev/null"], { stdio: ["pipe", "pipe", "ignore"] });
+    let screen = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      screen += chunk;
+      if (/Password: $/.test(screen) || /Again: $/.test(screen)) child.stdin.write(`${typed}\r`);
+    });
+    child.once("error", reject);
+    child.once("close", () => resolve(screen));
+  });
+  assert.match(shown, /Password: \r\nAgain: \r\n\$2b\$04\$/);
+  assert.ok(!shown.includes(typed), `the terminal showed: ${JSON.stringify(shown)}`);
+  const hash = /\$2b\$04\$[./A-Za-z0-9]{53}/.exec(shown)?.[0] ?? "";
+  assert.ok(bcrypt.compareSync(typed, hash));
 });

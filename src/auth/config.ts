@@ -9,7 +9,7 @@ import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
 import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
-import { passwordReferenceProblem } from "./passwords";
+import { passwordSettingProblem } from "./passwords";
 
 export interface RateLimitSettings {
   perMinute: number;
@@ -220,7 +220,7 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
   if (toolsets !== undefined) record.toolsets = toolsets;
   if (fields.password) {
     const reference = reader.string(fields.password);
-    const problem = passwordReferenceProblem(reference);
+    const problem = passwordSettingProblem(reference);
     if (problem !== null) reader.fail(fields.password, problem);
     record.password = reference;
   }

@@ -239,15 +239,21 @@ test("a public_url that is not https (except loopback), carries credentials or a
   assert.equal(configError("oauth:\n  issuer: x\n").key, "oauth.issuer");
 });
 
-test("a user's password is a reference (env: or file:), and a user may have a password without tokens", () => {
-  const config = parseConfig("users:\n  - name: carol\n    password: env:CAROL_PASSWORD\n  - name: dave\n    tokens: [dave-plaintext-token-00001]\n    password: file:/run/secrets/dave\n");
+test("a user's password is a bcrypt hash or a reference (env: or file:), never plain text, and a user may have a password without tokens", () => {
+  const hash = "$2y$05$3Nn0cIR0x8k0H9C6Yw4pT.9mYx1dEo8L1Xh6xO8r4h0tqB1h5QeQe";
+  const config = parseConfig(`users:\n  - name: carol\n    password: env:CAROL_PASSWORD\n  - name: dave\n    tokens: [dave-plaintext-token-00001]\n    password: file:/run/secrets/dave\n  - name: fay\n    password: ${hash}\n`);
   assert.deepEqual(config.users.map((user) => [user.name, user.password, user.token_hashes.length]), [
     ["carol", "env:CAROL_PASSWORD", 0],
     ["dave", "file:/run/secrets/dave", 1],
+    ["fay", hash, 0],
   ]);
   const error = configError("users:\n  - name: carol\n    password: my-secret-password\n");
   assert.equal(error.key, "users[0].password");
   assert.equal(error.line, 3);
   assert.ok(!error.message.includes("my-secret-password"));
+  assert.match(error.message, /plain text is refused.*secondbrain-mcp hash-password/);
+  const cut = configError(`users:\n  - name: carol\n    password: "${hash.slice(0, -1)}"\n`);
+  assert.match(cut.message, /is not a whole bcrypt hash/);
+  assert.ok(!cut.message.includes(hash.slice(7, 40)), "not even a broken hash is quoted");
   assert.match(configError("users:\n  - name: erin\n").message, /needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
 });

@@ -9,6 +9,7 @@ import { EDGE_VAULT, tempVault } from "../support/vaults";
 import { callTool, startTestServer } from "../support/server";
 import { defaultUser } from "../../src/auth/users";
 import { generateToken } from "../../src/auth/tokens";
+import bcrypt from "bcryptjs";
 
 const PUBLIC = "https://brain.example.com";
 
@@ -118,6 +119,37 @@ test("a user signs in with the password its env: reference names, and the client
     assert.ok(running.logs.some((line) => line.includes('"event":"oauth_tokens_revoked"') && line.includes('"reason":"user_removed"')));
   } finally {
     delete process.env.SBM_TEST_OAUTH_PASSWORD;
+    await running.stop();
+  }
+});
+
+test("a user whose password is a bcrypt hash in the config signs in with the password, not with the hash", async () => {
+  const password = randomBytes(18).toString("base64url");
+  const hash = bcrypt.hashSync(password, 4);
+  const running = await startTestServer({ fixture: EDGE_VAULT, users: [{ name: "fay", token_hashes: [], vaults: [], read_only: false, password: hash }], extra: { oauth: {} } });
+  try {
+    const origin = new URL(running.url).origin;
+    const redirect = "http://127.0.0.1:7779/callback";
+    const registered = await fetch(`${origin}/register`, { method: "POST", body: JSON.stringify({ redirect_uris: [redirect] }) });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "st" });
+    let csrf = /name="csrf_token" value="([^"]+)"/.exec(await (await fetch(`${origin}/authorize?${query.toString()}`)).text())?.[1] ?? "";
+    const attempt = async (given: string): Promise<number> => {
+      const response = await fetch(`${origin}/authorize`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrf_token: csrf, username: "fay", password: given }).toString(),
+      });
+      if (response.status !== 302) csrf = /name="csrf_token" value="([^"]+)"/.exec(await response.text())?.[1] ?? "";
+      return response.status;
+    };
+    assert.equal(await attempt(hash), 401, "the hash itself is no password");
+    assert.equal(await attempt(`${password}x`), 401);
+    assert.equal(await attempt(password), 302);
+    assert.ok(!running.logs.join("\n").includes(hash.slice(7)), "the hash is not logged");
+  } finally {
     await running.stop();
   }
 });
