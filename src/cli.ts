@@ -4,7 +4,7 @@ import { describeFailure } from "./core/errors";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
-import { DEFAULT_BCRYPT_COST, hashPassword, MAX_BCRYPT_COST, MIN_BCRYPT_COST } from "./auth/passwords";
+import { DEFAULT_BCRYPT_COST, hashPassword, MAX_BCRYPT_COST, MIN_BCRYPT_COST, passwordKind, readPasswordReference } from "./auth/passwords";
 import { defaultUser, type UserRecord } from "./auth/users";
 import { VAULT_NAME } from "./core/vault/directory";
 import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessHistory, type HeadlessOptions, type HeadlessVault } from "./hosts/node/headless";
@@ -282,6 +282,16 @@ async function reindex(args: CliArgs): Promise<void> {
   }
 }
 
+/**
+ * Whether a user can sign in with a password: where it comes from and, for a reference, whether it
+ * can be read now (an unset variable refuses every sign-in). Never the value, never the hash.
+ */
+async function passwordShown(setting: string | undefined): Promise<{ source: string; readable: boolean } | null> {
+  if (setting === undefined) return null;
+  const source = passwordKind(setting);
+  return { source, readable: source === "bcrypt" || (await readPasswordReference(setting)) !== null };
+}
+
 async function validate(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
@@ -304,8 +314,17 @@ async function validate(args: CliArgs): Promise<void> {
     limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     audit: { file: args.auditFile ?? config?.audit.file ?? null },
     users: config && config.users.length > 0
-      ? config.users.map((user) => ({ name: user.name, tokens: user.token_hashes.length, vaults: user.vaults, read_only: user.read_only, toolsets: user.toolsets ?? ALL_TOOLSETS }))
-      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", vaults: [], read_only: false, toolsets: args.toolsets ?? ALL_TOOLSETS }],
+      ? await Promise.all(
+          config.users.map(async (user) => ({
+            name: user.name,
+            tokens: user.token_hashes.length,
+            password: await passwordShown(user.password),
+            vaults: user.vaults,
+            read_only: user.read_only,
+            toolsets: user.toolsets ?? ALL_TOOLSETS,
+          })),
+        )
+      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", password: null, vaults: [], read_only: false, toolsets: args.toolsets ?? ALL_TOOLSETS }],
   };
   process.stdout.write(JSON.stringify(resolved, null, 2) + "\n");
 }

@@ -127,6 +127,33 @@ test("serve refuses a weak token at start, from SECONDBRAIN_TOKEN or the config 
   }
 });
 
+test("validate shows whether each user has a password and where it comes from, never its value or hash", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const hash = bcrypt.hashSync("alice's password", 4);
+    const secretFile = path.join(vault.dataDir, "..", "bob-password");
+    writeFileSync(secretFile, "bob's password from a file\n");
+    const config = path.join(vault.dataDir, "..", "passwords.yaml");
+    writeFileSync(
+      config,
+      `users:\n  - name: alice\n    password: "${hash}"\n  - name: bob\n    password: file:${secretFile}\n  - name: carol\n    password: env:SBM_CAROL_PASSWORD\n  - name: dave\n    password: env:SBM_UNSET_PASSWORD\n  - name: erin\n    tokens: [erin-token-0123456789abcdef]\noauth:\n  enabled: true\n`,
+    );
+    const result = await cli(["validate", "--vault", vault.dir, "--config", config], { SBM_CAROL_PASSWORD: "carol's password from env", SBM_UNSET_PASSWORD: "" });
+    assert.equal(result.code, 0, result.stderr);
+    const resolved = JSON.parse(result.stdout) as { users: Array<{ name: string; password: unknown }> };
+    assert.deepEqual(resolved.users.map((user) => [user.name, user.password]), [
+      ["alice", { source: "bcrypt", readable: true }],
+      ["bob", { source: "file", readable: true }],
+      ["carol", { source: "env", readable: true }],
+      ["dave", { source: "env", readable: false }],
+      ["erin", null],
+    ]);
+    for (const secret of [hash, hash.slice(7), "bob's password", "carol's password", secretFile]) assert.ok(!result.stdout.includes(secret), `validate does not print ${secret}`);
+  } finally {
+    vault.cleanup();
+  }
+});
+
 test("a password in plain text in the config is refused by validate and serve, with the command that makes a hash, and never printed", async () => {
   const vault = tempVault(EDGE_VAULT);
   try {
