@@ -213,7 +213,9 @@ async function serve(args: CliArgs): Promise<void> {
     rateLimit: config?.server.rateLimit,
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     history: historySettings(args, config),
-    ...(config?.oauth.enabled ? { oauth: config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {} } : {}),
+    ...(config?.oauth.enabled
+      ? { oauth: { ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}), clientIdMetadataDocuments: config.oauth.clientIdMetadataDocuments } }
+      : {}),
   });
   // Signals are handled before anything is printed, so a client that reacts to the banner at once
   // can never catch the process with the default handler (which would skip the index flush).
@@ -310,7 +312,7 @@ async function validate(args: CliArgs): Promise<void> {
       rate_limit: config?.server.rateLimit ?? null,
       public_url: config?.server.publicUrl ?? null,
     },
-    oauth: { enabled: config?.oauth.enabled ?? false },
+    oauth: { enabled: config?.oauth.enabled ?? false, client_id_metadata_documents: config?.oauth.clientIdMetadataDocuments ?? false },
     limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     audit: { file: args.auditFile ?? config?.audit.file ?? null },
     users: config && config.users.length > 0

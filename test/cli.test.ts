@@ -92,7 +92,7 @@ test("serve turns OAuth on from the config file: discovery from server.public_ur
   assert.equal(validated.code, 0, validated.stderr);
   const resolved = JSON.parse(validated.stdout) as { server: { public_url: string }; oauth: { enabled: boolean } };
   assert.equal(resolved.server.public_url, "https://brain.example.com");
-  assert.deepEqual(resolved.oauth, { enabled: true });
+  assert.deepEqual(resolved.oauth, { enabled: true, client_id_metadata_documents: false });
   const server = await startCli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config], { SECONDBRAIN_TOKEN: "" });
   try {
     const origin = new URL(server.url).origin;

@@ -29,6 +29,8 @@ export interface ServerSettings {
 /** OAuth sign-in (off unless enabled): discovery, registration and tokens. */
 export interface OAuthConfig {
   enabled: boolean;
+  /** Client ID Metadata Documents: https client_ids fetched by the server; off unless set. */
+  clientIdMetadataDocuments: boolean;
 }
 
 export interface AppConfig {
@@ -70,7 +72,7 @@ export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
 const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth"] as const;
-const OAUTH_KEYS = ["enabled"] as const;
+const OAUTH_KEYS = ["enabled", "client_id_metadata_documents"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
 const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
 const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit", "public_url"] as const;
@@ -293,7 +295,10 @@ function readPublicUrl(reader: Reader, at: Located): string {
 
 function readOAuth(reader: Reader, at: Located | undefined): OAuthConfig {
   const fields = at ? reader.map(at, OAUTH_KEYS) : {};
-  return { enabled: fields.enabled ? reader.boolean(fields.enabled) : false };
+  return {
+    enabled: fields.enabled ? reader.boolean(fields.enabled) : false,
+    clientIdMetadataDocuments: fields.client_id_metadata_documents ? reader.boolean(fields.client_id_metadata_documents) : false,
+  };
 }
 
 function readLimits(reader: Reader, at: Located | undefined): AppConfig["limits"] {

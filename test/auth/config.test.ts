@@ -65,7 +65,7 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false } });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false, clientIdMetadataDocuments: false } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
 });
 
@@ -215,9 +215,10 @@ test("history: on by default; author, a remote with {vault} and the token's vari
 });
 
 test("OAuth is off unless enabled; server.public_url is kept without a trailing slash", () => {
-  assert.deepEqual(parseConfig("users: []\n").oauth, { enabled: false });
+  assert.deepEqual(parseConfig("users: []\n").oauth, { enabled: false, clientIdMetadataDocuments: false });
   const config = parseConfig("server:\n  public_url: https://brain.example.com/\noauth:\n  enabled: true\n");
-  assert.deepEqual(config.oauth, { enabled: true });
+  assert.deepEqual(config.oauth, { enabled: true, clientIdMetadataDocuments: false });
+  assert.deepEqual(parseConfig("oauth:\n  enabled: true\n  client_id_metadata_documents: true\n").oauth, { enabled: true, clientIdMetadataDocuments: true });
   assert.equal(config.server.publicUrl, "https://brain.example.com");
   assert.equal(parseConfig("server:\n  public_url: http://127.0.0.1:27125\n").server.publicUrl, "http://127.0.0.1:27125");
 });
