@@ -4,6 +4,7 @@ import { describeFailure } from "./core/errors";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
+import { DEFAULT_BCRYPT_COST, hashPassword, MAX_BCRYPT_COST, MIN_BCRYPT_COST, passwordKind, readPasswordReference } from "./auth/passwords";
 import { defaultUser, type UserRecord } from "./auth/users";
 import { VAULT_NAME } from "./core/vault/directory";
 import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessHistory, type HeadlessOptions, type HeadlessVault } from "./hosts/node/headless";
@@ -25,6 +26,9 @@ Usage:
                            [--config FILE] [--stdio] [--toolsets LIST] [--no-history] [--log-level info] [--audit-file FILE]
   secondbrain-mcp reindex  --vault [NAME=]DIR [--vault …] [--data DIR]
   secondbrain-mcp validate --vault [NAME=]DIR [--vault …] [--data DIR] [--config FILE]
+  secondbrain-mcp hash-password [--cost ${DEFAULT_BCRYPT_COST}]
+                           reads a password from stdin (hidden at a terminal) and prints its bcrypt hash,
+                           for a user's password: in the config file
 
 Toolsets (--toolsets, comma-separated; default all): the tool groups the default user is offered,
   of find, write, maintain, history. A config file's users set theirs with toolsets: [...].
@@ -49,6 +53,8 @@ interface CliArgs {
   /** The default user's toolsets; undefined is every toolset. */
   toolsets?: ToolGroup[];
   toolsetsGiven: boolean;
+  /** hash-password's bcrypt cost. */
+  cost: number;
 }
 
 function vaultNameFor(dir: string): string {
@@ -79,7 +85,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [first = "help", ...others] = argv;
   const command = first === "--help" || first === "-h" ? "help" : first;
   const rest = command === first ? others : [];
-  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false };
+  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false, cost: DEFAULT_BCRYPT_COST };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     const value = (): string => {
@@ -126,6 +132,12 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       case "--audit-file":
         args.auditFile = path.resolve(value());
         break;
+      case "--cost": {
+        const cost = Number(value());
+        if (!Number.isInteger(cost) || cost < MIN_BCRYPT_COST || cost > MAX_BCRYPT_COST) throw new UsageError(`--cost must be a whole number from ${MIN_BCRYPT_COST} to ${MAX_BCRYPT_COST}`);
+        args.cost = cost;
+        break;
+      }
       case "--help":
       case "-h":
         args.command = "help";
@@ -202,7 +214,9 @@ async function serve(args: CliArgs): Promise<void> {
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     history: historySettings(args, config),
     ...embeddingSettings(config),
-    ...(config?.oauth.enabled ? { oauth: config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {} } : {}),
+    ...(config?.oauth.enabled
+      ? { oauth: { ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}), clientIdMetadataDocuments: config.oauth.clientIdMetadataDocuments } }
+      : {}),
   });
   // Signals are handled before anything is printed, so a client that reacts to the banner at once
   // can never catch the process with the default handler (which would skip the index flush).
@@ -291,6 +305,16 @@ async function reindex(args: CliArgs): Promise<void> {
   }
 }
 
+/**
+ * Whether a user can sign in with a password: where it comes from and, for a reference, whether it
+ * can be read now (an unset variable refuses every sign-in). Never the value, never the hash.
+ */
+async function passwordShown(setting: string | undefined): Promise<{ source: string; readable: boolean } | null> {
+  if (setting === undefined) return null;
+  const source = passwordKind(setting);
+  return { source, readable: source === "bcrypt" || (await readPasswordReference(setting)) !== null };
+}
+
 async function validate(args: CliArgs): Promise<void> {
   await checkVaults(args.vaults);
   const config = await readConfig(args);
@@ -309,14 +333,86 @@ async function validate(args: CliArgs): Promise<void> {
       rate_limit: config?.server.rateLimit ?? null,
       public_url: config?.server.publicUrl ?? null,
     },
-    oauth: { enabled: config?.oauth.enabled ?? false },
+    oauth: { enabled: config?.oauth.enabled ?? false, client_id_metadata_documents: config?.oauth.clientIdMetadataDocuments ?? false },
     limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     audit: { file: args.auditFile ?? config?.audit.file ?? null },
     users: config && config.users.length > 0
-      ? config.users.map((user) => ({ name: user.name, tokens: user.token_hashes.length, vaults: user.vaults, read_only: user.read_only, toolsets: user.toolsets ?? ALL_TOOLSETS }))
-      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", vaults: [], read_only: false, toolsets: args.toolsets ?? ALL_TOOLSETS }],
+      ? await Promise.all(
+          config.users.map(async (user) => ({
+            name: user.name,
+            tokens: user.token_hashes.length,
+            password: await passwordShown(user.password),
+            vaults: user.vaults,
+            read_only: user.read_only,
+            toolsets: user.toolsets ?? ALL_TOOLSETS,
+          })),
+        )
+      : [{ name: "default", tokens: 1, token_source: process.env.SECONDBRAIN_TOKEN ? "SECONDBRAIN_TOKEN" : "generated at start", password: null, vaults: [], read_only: false, toolsets: args.toolsets ?? ALL_TOOLSETS }],
   };
   process.stdout.write(JSON.stringify(resolved, null, 2) + "\n");
+}
+
+/** Lines typed at the terminal, one per prompt, without echoing them; Ctrl-C ends the command. */
+function readHidden(prompts: readonly string[]): Promise<string[]> {
+  const input = process.stdin;
+  const lines: string[] = [];
+  let typed = "";
+  // Raw before the prompt: a key pressed as soon as the prompt shows is not echoed either.
+  input.setRawMode(true);
+  input.setEncoding("utf8");
+  process.stderr.write(prompts[0] ?? "");
+  return new Promise((resolve) => {
+    const onData = (chunk: string): void => {
+      for (const character of chunk) {
+        if (character === "\u0003") {
+          input.setRawMode(false);
+          process.stderr.write("\n");
+          process.exit(130);
+        }
+        if (character === "\r" || character === "\n" || character === "\u0004") {
+          process.stderr.write("\n");
+          lines.push(typed);
+          typed = "";
+          if (lines.length === prompts.length) {
+            input.off("data", onData);
+            input.setRawMode(false);
+            input.pause();
+            resolve(lines);
+            return;
+          }
+          process.stderr.write(prompts[lines.length]!);
+        } else if (character === "\u007f" || character === "\b") {
+          typed = [...typed].slice(0, -1).join("");
+        } else {
+          typed += character;
+        }
+      }
+    };
+    input.on("data", onData);
+    input.resume();
+  });
+}
+
+/** stdin up to its end, one trailing newline dropped (what `echo` or a file adds). */
+async function readPiped(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+}
+
+async function hashPasswordCommand(args: CliArgs): Promise<void> {
+  let password: string;
+  if (process.stdin.isTTY) {
+    const [first = "", again] = await readHidden(["Password: ", "Again: "]);
+    if (again !== first) throw new UsageError("the two passwords differ; run hash-password again");
+    password = first;
+  } else {
+    password = await readPiped();
+  }
+  if (password === "") throw new UsageError("hash-password read an empty password; type one, or pipe it in (printf '%s' \"$PASSWORD\" | secondbrain-mcp hash-password)");
+  // bcrypt reads 72 bytes at most: a longer password is accepted by its first 72 bytes alone.
+  if (Buffer.byteLength(password, "utf8") > 72) process.stderr.write("secondbrain-mcp: warning: only the first 72 bytes of this password count (a bcrypt limit)\n");
+  process.stdout.write(`${await hashPassword(password, args.cost)}\n`);
 }
 
 async function main(argv: readonly string[]): Promise<number> {
@@ -331,6 +427,9 @@ async function main(argv: readonly string[]): Promise<number> {
         return 0;
       case "validate":
         await validate(args);
+        return 0;
+      case "hash-password":
+        await hashPasswordCommand(args);
         return 0;
       case "help":
         process.stdout.write(USAGE);

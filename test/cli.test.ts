@@ -1,10 +1,11 @@
 // The command line as a user runs it: validate prints no secret, reindex rebuilds, bad input explains itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { execFile, spawn } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import bcrypt from "bcryptjs";
 import { CLI, startCli } from "./support/cli";
 import { EDGE_VAULT, tempVault } from "./support/vaults";
 
@@ -91,7 +92,7 @@ test("serve turns OAuth on from the config file: discovery from server.public_ur
   assert.equal(validated.code, 0, validated.stderr);
   const resolved = JSON.parse(validated.stdout) as { server: { public_url: string }; oauth: { enabled: boolean } };
   assert.equal(resolved.server.public_url, "https://brain.example.com");
-  assert.deepEqual(resolved.oauth, { enabled: true });
+  assert.deepEqual(resolved.oauth, { enabled: true, client_id_metadata_documents: false });
   const server = await startCli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config], { SECONDBRAIN_TOKEN: "" });
   try {
     const origin = new URL(server.url).origin;
@@ -124,4 +125,98 @@ test("serve refuses a weak token at start, from SECONDBRAIN_TOKEN or the config 
   } finally {
     vault.cleanup();
   }
+});
+
+test("validate shows whether each user has a password and where it comes from, never its value or hash", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const hash = bcrypt.hashSync("alice's password", 4);
+    const secretFile = path.join(vault.dataDir, "..", "bob-password");
+    writeFileSync(secretFile, "bob's password from a file\n");
+    const config = path.join(vault.dataDir, "..", "passwords.yaml");
+    writeFileSync(
+      config,
+      `users:\n  - name: alice\n    password: "${hash}"\n  - name: bob\n    password: file:${secretFile}\n  - name: carol\n    password: env:SBM_CAROL_PASSWORD\n  - name: dave\n    password: env:SBM_UNSET_PASSWORD\n  - name: erin\n    tokens: [erin-token-0123456789abcdef]\noauth:\n  enabled: true\n`,
+    );
+    const result = await cli(["validate", "--vault", vault.dir, "--config", config], { SBM_CAROL_PASSWORD: "carol's password from env", SBM_UNSET_PASSWORD: "" });
+    assert.equal(result.code, 0, result.stderr);
+    const resolved = JSON.parse(result.stdout) as { users: Array<{ name: string; password: unknown }> };
+    assert.deepEqual(resolved.users.map((user) => [user.name, user.password]), [
+      ["alice", { source: "bcrypt", readable: true }],
+      ["bob", { source: "file", readable: true }],
+      ["carol", { source: "env", readable: true }],
+      ["dave", { source: "env", readable: false }],
+      ["erin", null],
+    ]);
+    for (const secret of [hash, hash.slice(7), "bob's password", "carol's password", secretFile]) assert.ok(!result.stdout.includes(secret), `validate does not print ${secret}`);
+  } finally {
+    vault.cleanup();
+  }
+});
+
+test("a password in plain text in the config is refused by validate and serve, with the command that makes a hash, and never printed", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const config = path.join(vault.dataDir, "..", "plain.yaml");
+    writeFileSync(config, "users:\n  - name: alice\n    password: plain-text-password-123\noauth:\n  enabled: true\n");
+    for (const command of ["validate", "serve"]) {
+      const result = await cli([command, "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config]);
+      assert.equal(result.code, 2, command);
+      assert.match(result.stderr, /plain\.yaml:3: users\[0\]\.password must be a bcrypt hash, env:NAME or file:\/absolute\/path, and a password in plain text is refused/);
+      assert.match(result.stderr, /secondbrain-mcp hash-password/);
+      assert.ok(!`${result.stdout}${result.stderr}`.includes("plain-text-password-123"));
+    }
+  } finally {
+    vault.cleanup();
+  }
+});
+
+/** hash-password with the password piped into stdin. */
+function hashPiped(input: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, "hash-password", ...args], { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+test("hash-password reads the password from stdin and prints only its bcrypt hash", async () => {
+  const piped = await hashPiped("piped password\n", ["--cost", "4"]);
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.match(piped.stdout, /^\$2b\$04\$[./A-Za-z0-9]{53}\n$/);
+  assert.ok(bcrypt.compareSync("piped password", piped.stdout.trim()), "the trailing newline is not part of the password");
+  assert.ok(!`${piped.stdout}${piped.stderr}`.includes("piped password"));
+  const standard = await hashPiped("another password");
+  assert.match(standard.stdout, /^\$2b\$12\$/, "cost 12 unless --cost says otherwise");
+  const empty = await hashPiped("");
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /read an empty password/);
+  assert.equal(empty.stdout, "");
+  const long = await hashPiped("x".repeat(80), ["--cost", "4"]);
+  assert.match(long.stderr, /only the first 72 bytes of this password count/);
+  assert.match((await cli(["hash-password", "--cost", "40"])).stderr, /--cost must be a whole number from 4 to 15/);
+});
+
+test("hash-password at a terminal does not echo what is typed and asks twice", { skip: !existsSync("/usr/bin/script") && "needs util-linux script for a terminal" }, async () => {
+  const typed = "typed-at-the-terminal";
+  // script(1) gives the command a terminal; what the terminal shows comes back on its stdout.
+  const shown = await new Promise<string>((resolve, reject) => {
+    const child = spawn("/usr/bin/script", ["-qec", `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} hash-password --cost 4`, "/dev/null"], { stdio: ["pipe", "pipe", "ignore"] });
+    let screen = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      screen += chunk;
+      if (/Password: $/.test(screen) || /Again: $/.test(screen)) child.stdin.write(`${typed}\r`);
+    });
+    child.once("error", reject);
+    child.once("close", () => resolve(screen));
+  });
+  assert.match(shown, /Password: \r\nAgain: \r\n\$2b\$04\$/);
+  assert.ok(!shown.includes(typed), `the terminal showed: ${JSON.stringify(shown)}`);
+  const hash = /\$2b\$04\$[./A-Za-z0-9]{53}/.exec(shown)?.[0] ?? "";
+  assert.ok(bcrypt.compareSync(typed, hash));
 });

@@ -9,7 +9,7 @@ import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
 import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
-import { passwordReferenceProblem } from "./passwords";
+import { passwordSettingProblem } from "./passwords";
 import { endpointProblem } from "../core/search/semantic/provider";
 
 export interface RateLimitSettings {
@@ -30,6 +30,8 @@ export interface ServerSettings {
 /** OAuth sign-in (off unless enabled): discovery, registration and tokens. */
 export interface OAuthConfig {
   enabled: boolean;
+  /** Client ID Metadata Documents: https client_ids fetched by the server; off unless set. */
+  clientIdMetadataDocuments: boolean;
 }
 
 export interface AppConfig {
@@ -86,7 +88,7 @@ export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
 const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth", "embeddings"] as const;
 const EMBEDDINGS_KEYS = ["enabled", "url", "model", "api_key_env", "batch_size", "timeout_ms", "requests_per_minute"] as const;
-const OAUTH_KEYS = ["enabled"] as const;
+const OAUTH_KEYS = ["enabled", "client_id_metadata_documents"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
 const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
 const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit", "public_url"] as const;
@@ -236,7 +238,7 @@ function readUser(reader: Reader, at: Located): { record: UserRecord; hashes: To
   if (toolsets !== undefined) record.toolsets = toolsets;
   if (fields.password) {
     const reference = reader.string(fields.password);
-    const problem = passwordReferenceProblem(reference);
+    const problem = passwordSettingProblem(reference);
     if (problem !== null) reader.fail(fields.password, problem);
     record.password = reference;
   }
@@ -309,7 +311,10 @@ function readPublicUrl(reader: Reader, at: Located): string {
 
 function readOAuth(reader: Reader, at: Located | undefined): OAuthConfig {
   const fields = at ? reader.map(at, OAUTH_KEYS) : {};
-  return { enabled: fields.enabled ? reader.boolean(fields.enabled) : false };
+  return {
+    enabled: fields.enabled ? reader.boolean(fields.enabled) : false,
+    clientIdMetadataDocuments: fields.client_id_metadata_documents ? reader.boolean(fields.client_id_metadata_documents) : false,
+  };
 }
 
 function readLimits(reader: Reader, at: Located | undefined): AppConfig["limits"] {

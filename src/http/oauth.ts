@@ -23,6 +23,7 @@ import {
   REGISTRATIONS_PER_HOUR,
 } from "../auth/oauth/clients";
 import type { OAuthService } from "../auth/oauth/service";
+import { isMetadataDocumentUrl, type MetadataDocumentCache } from "../auth/oauth/metadata-document";
 import {
   checkAuthorizeRequest,
   errorPage,
@@ -58,6 +59,11 @@ export interface OAuthHttpOptions {
   passwordsConfigured?: () => boolean;
   /** Sign-in by approval in the host's own window instead of a password (the plugin). */
   approval?: ApprovalHost;
+  /**
+   * Client ID Metadata Documents (headless only, off unless configured): a client_id that is an https
+   * URL is resolved by fetching it. `allowLoopbackHttp` is for tests only.
+   */
+  metadataDocuments?: { cache: MetadataDocumentCache; allowLoopbackHttp?: boolean };
 }
 
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
@@ -96,7 +102,7 @@ export class OAuthRoutes {
     this.pending = new PendingSignIns(options.service.crypto, logger, () => options.service.now());
     if (options.approval) this.approvals = new ApprovalRoutes(options.approval, options.service, this.endpoints.issuer, logger);
     const resource = protectedResourceMetadata(this.endpoints);
-    const server = authorizationServerMetadata(this.endpoints);
+    const server = authorizationServerMetadata(this.endpoints, { clientIdMetadataDocuments: options.metadataDocuments !== undefined });
     // RFC 9728 §3.1 inserts the resource's path after the well-known name; clients written before it
     // ask at the bare name, and some ask for the server metadata with the resource path too.
     this.metadata = new Map<string, () => unknown>([
@@ -121,7 +127,7 @@ export class OAuthRoutes {
       return true;
     }
     if (path === AUTHORIZE_PATH) {
-      if (req.method === "GET") this.authorizePage(req, res);
+      if (req.method === "GET") await this.authorizePage(req, res);
       else if (req.method === "POST" && this.approvals) await this.approvals.submit(req, res, (name) => this.options.findUser(name));
       else if (req.method === "POST") await this.signIn(req, res);
       else sendMethodNotAllowed(res, "GET, POST");
@@ -158,10 +164,38 @@ export class OAuthRoutes {
     this.sendPage(res, status, loginPage(nonce, form), nonce, new URL(request.redirect_uri).origin);
   }
 
-  private authorizePage(req: IncomingMessage, res: ServerResponse): void {
+  /**
+   * A client_id naming a metadata document: fetched (or taken from the cache) and kept in the client
+   * table like a registered client, so every later check treats both alike. Null when resolved or
+   * not a document URL; else why the document was refused.
+   */
+  private async resolveDocumentClient(clientId: string | undefined, remote: string): Promise<string | null> {
+    const documents = this.options.metadataDocuments;
+    if (documents === undefined || clientId === undefined || !isMetadataDocumentUrl(clientId, { allowLoopbackHttp: documents.allowLoopbackHttp === true })) return null;
+    const result = await documents.cache.resolve(clientId);
+    if (!result.ok) {
+      this.logger.log({ level: "warn", event: "client_metadata_document_refused", reason: result.reason, remote });
+      return result.description;
+    }
+    const service = this.options.service;
+    const now = service.now();
+    const known = service.clients.get(clientId);
+    service.clients.add({
+      client_id: clientId,
+      redirect_uris: result.metadata.redirect_uris,
+      ...(result.metadata.client_name !== undefined ? { client_name: result.metadata.client_name } : {}),
+      client_id_issued_at: known?.client_id_issued_at ?? Math.floor(now / 1000),
+      last_used: now,
+    });
+    return null;
+  }
+
+  private async authorizePage(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const remote = req.socket.remoteAddress ?? "";
     const query = singleFields(new URL(req.url ?? "/", "http://request.invalid").searchParams);
     if (query === null) return this.sendErrorPage(res, 400, "The sign-in link repeats a parameter. Start the connection again in the application.");
+    const documentProblem = await this.resolveDocumentClient(query.client_id, remote);
+    if (documentProblem !== null) return this.sendErrorPage(res, 400, `${documentProblem} Start the connection again in the application once its metadata document is fixed.`);
     const check = checkAuthorizeRequest(query, this.options.service.clients, this.options.service.crypto.equal, this.endpoints.issuer, this.endpoints.resource);
     if (check.kind === "error_page") {
       this.logger.log({ level: "warn", event: "authorize_failed", reason: check.reason, remote });
@@ -234,6 +268,8 @@ export class OAuthRoutes {
       if (name in fields) return failed("invalid_request", "parameter_repeated", `The parameter ${name} is given more than once (RFC 6749 §3.2).`);
       fields[name] = value;
     }
+    const documentProblem = await this.resolveDocumentClient(fields.client_id, remote);
+    if (documentProblem !== null) return failed("invalid_client", "client_metadata_document", documentProblem);
     const outcome = await this.options.service.exchange(fields, (name) => this.options.findUser(name) !== null);
     if (!outcome.ok) return failed(outcome.failure.error, outcome.failure.reason, outcome.failure.description, outcome.failure.client_id);
     this.logger.log({ level: "info", event: "token_issued", grant_type: fields.grant_type, client_id: outcome.client_id, user: outcome.user });

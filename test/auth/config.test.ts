@@ -65,7 +65,7 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false }, embeddings: { enabled: false } });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false, clientIdMetadataDocuments: false }, embeddings: { enabled: false } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
 });
 
@@ -227,9 +227,10 @@ test("history: on by default; author, a remote with {vault} and the token's vari
 });
 
 test("OAuth is off unless enabled; server.public_url is kept without a trailing slash", () => {
-  assert.deepEqual(parseConfig("users: []\n").oauth, { enabled: false });
+  assert.deepEqual(parseConfig("users: []\n").oauth, { enabled: false, clientIdMetadataDocuments: false });
   const config = parseConfig("server:\n  public_url: https://brain.example.com/\noauth:\n  enabled: true\n");
-  assert.deepEqual(config.oauth, { enabled: true });
+  assert.deepEqual(config.oauth, { enabled: true, clientIdMetadataDocuments: false });
+  assert.deepEqual(parseConfig("oauth:\n  enabled: true\n  client_id_metadata_documents: true\n").oauth, { enabled: true, clientIdMetadataDocuments: true });
   assert.equal(config.server.publicUrl, "https://brain.example.com");
   assert.equal(parseConfig("server:\n  public_url: http://127.0.0.1:27125\n").server.publicUrl, "http://127.0.0.1:27125");
 });
@@ -251,15 +252,21 @@ test("a public_url that is not https (except loopback), carries credentials or a
   assert.equal(configError("oauth:\n  issuer: x\n").key, "oauth.issuer");
 });
 
-test("a user's password is a reference (env: or file:), and a user may have a password without tokens", () => {
-  const config = parseConfig("users:\n  - name: carol\n    password: env:CAROL_PASSWORD\n  - name: dave\n    tokens: [dave-plaintext-token-00001]\n    password: file:/run/secrets/dave\n");
+test("a user's password is a bcrypt hash or a reference (env: or file:), never plain text, and a user may have a password without tokens", () => {
+  const hash = "$2y$05$3Nn0cIR0x8k0H9C6Yw4pT.9mYx1dEo8L1Xh6xO8r4h0tqB1h5QeQe";
+  const config = parseConfig(`users:\n  - name: carol\n    password: env:CAROL_PASSWORD\n  - name: dave\n    tokens: [dave-plaintext-token-00001]\n    password: file:/run/secrets/dave\n  - name: fay\n    password: ${hash}\n`);
   assert.deepEqual(config.users.map((user) => [user.name, user.password, user.token_hashes.length]), [
     ["carol", "env:CAROL_PASSWORD", 0],
     ["dave", "file:/run/secrets/dave", 1],
+    ["fay", hash, 0],
   ]);
   const error = configError("users:\n  - name: carol\n    password: my-secret-password\n");
   assert.equal(error.key, "users[0].password");
   assert.equal(error.line, 3);
   assert.ok(!error.message.includes("my-secret-password"));
+  assert.match(error.message, /plain text is refused.*secondbrain-mcp hash-password/);
+  const cut = configError(`users:\n  - name: carol\n    password: "${hash.slice(0, -1)}"\n`);
+  assert.match(cut.message, /is not a whole bcrypt hash/);
+  assert.ok(!cut.message.includes(hash.slice(7, 40)), "not even a broken hash is quoted");
   assert.match(configError("users:\n  - name: erin\n").message, /needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
 });

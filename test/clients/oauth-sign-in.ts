@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import bcrypt from "bcryptjs";
 import type { Browser } from "playwright-core";
 import { startCli, type CliServer } from "../support/cli";
 import { launchChromium, startMcpRemoteOAuth, submitLogin, watchCallback, type OAuthRemote } from "../support/oauth-browser";
@@ -32,10 +33,10 @@ before(async () => {
   clients = await ensureClients();
   browser = await launchChromium();
   vault = tempVault(EDGE_VAULT);
-  // No token anywhere: the only way in is signing in as alice with her password.
+  // No token anywhere: the only way in is signing in as alice, whose password the config holds as a bcrypt hash.
   const config = path.join(OUT, "config.yml");
-  writeFileSync(config, `users:\n  - name: ${USER}\n    password: env:SBM_E2E_PASSWORD\noauth:\n  enabled: true\n`, { mode: 0o600 });
-  cli = await startCli(["serve", "--vault", `notes=${vault.dir}`, "--data", vault.dataDir, "--port", "0", "--no-history", "--config", config], { SBM_E2E_PASSWORD: PASSWORD });
+  writeFileSync(config, `users:\n  - name: ${USER}\n    password: "${bcrypt.hashSync(PASSWORD, 4)}"\noauth:\n  enabled: true\n`, { mode: 0o600 });
+  cli = await startCli(["serve", "--vault", `notes=${vault.dir}`, "--data", vault.dataDir, "--port", "0", "--no-history", "--config", config]);
 });
 
 after(async () => {

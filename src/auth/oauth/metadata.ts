@@ -65,8 +65,8 @@ export function protectedResourceMetadata(endpoints: OAuthEndpoints): OAuthProte
   };
 }
 
-export function authorizationServerMetadata(endpoints: OAuthEndpoints): OAuthMetadata {
-  return {
+export function authorizationServerMetadata(endpoints: OAuthEndpoints, options: { clientIdMetadataDocuments?: boolean } = {}): OAuthMetadata {
+  const metadata: OAuthMetadata = {
     issuer: endpoints.issuer,
     authorization_endpoint: endpoints.authorize,
     token_endpoint: endpoints.token,
@@ -76,4 +76,6 @@ export function authorizationServerMetadata(endpoints: OAuthEndpoints): OAuthMet
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none"],
   };
+  if (options.clientIdMetadataDocuments === true) metadata.client_id_metadata_document_supported = true;
+  return metadata;
 }

@@ -3,6 +3,7 @@
 import { UserStore, type UserRecord } from "../../auth/users";
 import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
 import { OAuthService } from "../../auth/oauth/service";
+import { fetchMetadataDocument, MetadataDocumentCache } from "../../auth/oauth/metadata-document";
 import type { UserInfo } from "../../tools/types";
 import { FileOAuthPersistence } from "./oauth-state";
 import { PasswordChecker } from "../../auth/passwords";
@@ -44,6 +45,10 @@ export interface HeadlessOptions {
 export interface HeadlessOAuth {
   /** Where clients reach the server (e.g. https://brain.example.com); default the listen address. */
   publicUrl?: string;
+  /** Client ID Metadata Documents: a client_id that is an https URL is fetched (the one outgoing request). */
+  clientIdMetadataDocuments?: boolean;
+  /** Tests only, never from the config file: documents may be fetched over http from loopback. */
+  metadataDocumentsOverLoopbackHttp?: boolean;
 }
 
 export interface HeadlessHistory {
@@ -127,6 +132,11 @@ export class HeadlessServer {
     void this.oauth?.forgetUsersExcept(new Set(records.map((record) => record.name)));
   }
 
+  private metadataDocuments(oauth: HeadlessOAuth): { cache: MetadataDocumentCache; allowLoopbackHttp: boolean } {
+    const allowLoopbackHttp = oauth.metadataDocumentsOverLoopbackHttp === true;
+    return { cache: new MetadataDocumentCache((clientId) => fetchMetadataDocument(clientId, { allowLoopbackHttp })), allowLoopbackHttp };
+  }
+
   private findUser(name: string): UserInfo | null {
     return this.users.users().find((user) => user.name === name) ?? null;
   }
@@ -146,6 +156,7 @@ export class HeadlessServer {
           verifyPassword: (name: string, password: string) => checker.verify(name, password),
           passwordsConfigured: () => this.passwords.size > 0,
           ...(this.options.oauth?.publicUrl ? { publicUrl: this.options.oauth.publicUrl } : {}),
+          ...(this.options.oauth?.clientIdMetadataDocuments === true ? { metadataDocuments: this.metadataDocuments(this.options.oauth) } : {}),
         }
       : undefined;
     this.http = await startHttpServer({
