@@ -231,6 +231,12 @@ export interface HistoryPort {
   status(): { versioned: true } | { versioned: false; reason: string };
   /** Commits the given vault paths as they are on disk now; resolves to the commit id, or null when nothing changed. Never throws for a write: the write path turns a rejection into a warning. */
   commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null>;
+  /**
+   * Called before a write touches the file: records durably which bytes (null: a deletion) the write is
+   * about to leave and the commit it will make, so a crash between the write and its commit is
+   * committed at the next start instead of lost. Replaces the previous record.
+   */
+  intend?(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void>;
   /** True while the first snapshot of the vault is being recorded: a commit now would wait for it. */
   busy?(): boolean;
   /** Newest first; path null = whole vault. */

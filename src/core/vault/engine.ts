@@ -165,6 +165,11 @@ export class Engine implements VaultEngine {
         await history.commit(paths, message, meta);
         return "recorded";
       },
+      intend: async (path, bytes, message, meta) => {
+        const history = this.historyPort;
+        if (!history?.intend || !history.status().versioned) return;
+        await history.intend(path, bytes, message, meta);
+      },
       commitsSettled: async () => {
         await this.queuedCommits;
       },

@@ -36,6 +36,11 @@ export interface WriteOperation {
   transform(current: string | null, parses: FrontmatterParses): string;
   /** Bookkeeping writes (link rewrites, tag rename, replace, restore) leave created/updated alone. */
   skip_touch?: boolean;
+  /**
+   * The caller records this write in its own summary commit (vault_create's layout), so the write makes
+   * no commit of its own; every other write is one revision in the history.
+   */
+  summary_commit?: boolean;
   allow_invalid_frontmatter?: boolean;
   /** Who asked, for the history trailers: the MCP client (`clientInfo.name`) and the user. */
   actor?: WriteActor;
@@ -85,6 +90,8 @@ export interface WritePathOptions {
   afterWrite(paths: string[]): Promise<void>;
   /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
   commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
+  /** Before the file is written: the history records which bytes the write will leave (HistoryPort.intend). */
+  intend?(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void>;
   /** Throws a ToolError when a file about to be created would bring a name a Windows machine cannot hold. */
   checkNewPath?(path: string): void;
   /** Resolves once the commits answered with "queued" are done (or have failed). */
@@ -341,16 +348,39 @@ export class WritePath {
     return true;
   }
 
+  /** The history metadata of a write that makes its own commit; null for one a summary commit records. */
+  private commitMeta(op: Pick<WriteOperation, "tool" | "reason" | "actor" | "summary_commit">): HistoryMeta | null {
+    if (op.summary_commit || !this.options.commit) return null;
+    const meta: HistoryMeta = { tool: op.tool };
+    if (op.reason !== undefined && op.reason !== "") meta.reason = op.reason;
+    if (op.actor?.via !== undefined) meta.via = op.actor.via;
+    if (op.actor?.user !== undefined) meta.user = op.actor.user;
+    return meta;
+  }
+
+  /**
+   * Tells the history which bytes the write is about to leave, before they are written, so a crash
+   * before the commit does not lose this version. A failure only logs: the commit that follows
+   * reports its own.
+   */
+  private async intend(op: WriteOperation | { path: string; tool: string; reason?: string; actor?: WriteActor }, bytes: Uint8Array | null): Promise<void> {
+    const meta = this.commitMeta(op);
+    if (!meta || !this.options.intend) return;
+    try {
+      await this.options.intend(op.path, bytes, `${op.tool}: ${op.path}`, meta);
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "history_intent_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason: describeFailure(error) });
+    }
+  }
+
   private async finish(op: WriteOperation, paths: string[], warnings: string[]): Promise<void> {
     try {
       await this.options.afterWrite(paths);
     } catch (error) {
       warnings.push(`The search index could not be updated (${describeFailure(error)}); it will catch up on the next reconcile.`);
     }
-    if (op.reason !== undefined && op.reason !== "" && this.options.commit) {
-      const meta: HistoryMeta = { tool: op.tool, reason: op.reason };
-      if (op.actor?.via !== undefined) meta.via = op.actor.via;
-      if (op.actor?.user !== undefined) meta.user = op.actor.user;
+    const meta = this.commitMeta(op);
+    if (meta && this.options.commit) {
       try {
         if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta)) === "queued") warnings.push(QUEUED_WARNING);
       } catch (error) {
@@ -363,7 +393,7 @@ export class WritePath {
 
   /**
    * The one history commit of a vault-wide change (note_move, tag_rename, vault_replace, …): its
-   * per-file writes carry no reason, so they commit nothing; this records all of their paths at once,
+   * per-file writes make no commit of their own; this records all of their paths at once,
    * e.g. `vault_replace: 12 notes, 31 occurrences`. Resolves to warnings; a failure never throws.
    */
   async recordSummary(paths: readonly string[], subject: string, meta: HistoryMeta): Promise<string[]> {
@@ -430,6 +460,7 @@ export class WritePath {
       const warnings = result.warnings;
       const creating = result.created;
       if (current.exists && current.bytes) result.trash = await this.copyToTrash(op.path, current.bytes);
+      await this.intend(op, bytes);
       try {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
       } catch (error) {
@@ -484,6 +515,7 @@ export class WritePath {
       const { current, result } = await this.planRemove(op);
       if (op.dry_run) return result;
       result.trash = await this.copyToTrash(op.path, current.bytes ?? new Uint8Array());
+      await this.intend(op, null);
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
       } catch (error) {
@@ -552,6 +584,7 @@ export class WritePath {
         return result;
       }
       if (before) result.trash = await this.copyToTrash(op.path, before);
+      await this.intend(op, op.bytes);
       try {
         await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
       } catch (error) {
