@@ -10,6 +10,7 @@ export interface FileStat {
   size: number;
   /** Milliseconds since the epoch. */
   mtime: number;
+  /** Birth time where the host knows it (Obsidian's TFile.stat.ctime, Node's birthtime), else the mtime; 0 when unknown. */
   ctime: number;
 }
 

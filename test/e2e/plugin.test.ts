@@ -3,9 +3,10 @@
 // unloading frees the port.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { localDate } from "../../src/core/write/write-path";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
 import { REPO_ROOT, startPlugin } from "../support/plugin";
 import { callTool } from "../support/server";
@@ -229,6 +230,27 @@ test("in the plugin too, every tool write is its own revision, a reason its body
     );
   } finally {
     await harness.stop();
+  }
+});
+
+test("a created added to an existing note is the file's own date from TFile.stat, not today's", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const file = path.join(vault.dir, "wiki/old-note.md");
+  writeFileSync(file, "---\nstatus: open\n---\nWritten long ago.\n");
+  // Noon local time, so the date is the same in every time zone the machine may be in.
+  const then = new Date(2024, 2, 10, 12, 0, 0);
+  utimesSync(file, then, then);
+  const harness = await startPlugin({ fixture: EDGE_VAULT, vault });
+  try {
+    const read = await harness.call("note_read", { path: "wiki/old-note.md" });
+    assert.equal(read.isError, false, read.text);
+    const written = await harness.call("note_frontmatter", { path: "wiki/old-note.md", set: { status: "done" }, content_hash: read.structured.content_hash });
+    assert.equal(written.isError, false, written.text);
+    const today = localDate(Date.now());
+    assert.equal(readFileSync(file, "utf8"), `---\nstatus: done\ncreated: 2024-03-10\nupdated: ${today}\n---\nWritten long ago.\n`);
+  } finally {
+    await harness.stop();
+    vault.cleanup();
   }
 });
 

@@ -9,7 +9,7 @@ import { FRONTMATTER_LIMIT_TEXT, FrontmatterParses, parseFrontmatter, splitFront
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
-import type { Clock, Hasher, HistoryMeta, Logger, TransactionStore, VaultPort, WritePort } from "../ports";
+import type { Clock, FileStat, Hasher, HistoryMeta, Logger, TransactionStore, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
 import { editFrontmatter, oversizeFrontmatterError } from "./frontmatter-edit";
 import { WriteLock } from "./lock";
@@ -123,11 +123,24 @@ interface Current {
   bytes: Uint8Array | null;
   hash: string | null;
   encoding: NoteEncoding;
+  /** When the existing file came to be, for a `created` it lacks; null when creating. */
+  born: number | null;
 }
 
 /** Local calendar date, as a user reads `updated: 2026-12-02` in their own time zone. */
 export function localDate(ms: number): string {
   return formatMoment(ms, "YYYY-MM-DD");
+}
+
+/**
+ * When an existing file came to be: its birth time, or its modification time where the file system
+ * keeps no birth time (0) or the birth time is later than the last change (a copy that kept the
+ * original's modification time is younger on disk than its content).
+ */
+export function bornAt(stat: FileStat): number | null {
+  const birth = stat.ctime > 0 ? stat.ctime : Number.POSITIVE_INFINITY;
+  const born = Math.min(birth, stat.mtime > 0 ? stat.mtime : Number.POSITIVE_INFINITY);
+  return Number.isFinite(born) ? born : null;
 }
 
 function localDateTime(ms: number): string {
@@ -223,10 +236,10 @@ export class WritePath {
 
   private async readCurrent(path: string): Promise<Current> {
     const stat = await this.options.reader.stat(path);
-    if (!stat) return { exists: false, text: null, bytes: null, hash: null, encoding: NEW_NOTE_ENCODING };
+    if (!stat) return { exists: false, text: null, bytes: null, hash: null, encoding: NEW_NOTE_ENCODING, born: null };
     const bytes = await this.options.reader.readBytes(path);
     const { text, encoding } = decodeNote(bytes);
-    return { exists: true, text, bytes, hash: this.hash(bytes), encoding };
+    return { exists: true, text, bytes, hash: this.hash(bytes), encoding, born: bornAt(stat) };
   }
 
   private checkExpectations(op: WriteOperation, current: Current): void {
@@ -251,7 +264,9 @@ export class WritePath {
     }
   }
 
-  private touch(text: string, creating: boolean, parses: FrontmatterParses, warnings: string[]): string {
+  /** `born`: when the existing note came to be, its `created` if it has none; null for a new note. */
+  private touch(text: string, born: number | null, parses: FrontmatterParses, warnings: string[]): string {
+    const creating = born === null;
     const split = splitFrontmatter(text);
     if (!split.exists && !creating) return text;
     const parsed = split.exists ? parseFrontmatter(text, parses) : null;
@@ -265,7 +280,7 @@ export class WritePath {
     const previous = data.updated;
     const stamp = typeof previous === "string" && previous.includes("T") ? localDateTime(now) : localDate(now);
     const changes: Array<{ key: string; value: unknown }> = [];
-    if (data.created === undefined) changes.push({ key: "created", value: localDate(now) });
+    if (data.created === undefined) changes.push({ key: "created", value: localDate(born ?? now) });
     changes.push({ key: "updated", value: stamp });
     return editFrontmatter(text, changes, { createIfMissing: true, parses });
   }
@@ -416,7 +431,7 @@ export class WritePath {
     if (creating && !op.existing_name) this.options.checkNewPath?.(op.path);
     let next = op.transform(current.text, parses);
     const warnings = this.guard(op, current.text, next, parses);
-    if (!op.skip_touch && next !== current.text) next = this.touch(next, creating, parses, warnings);
+    if (!op.skip_touch && next !== current.text) next = this.touch(next, creating ? null : (current.born ?? this.options.clock.now()), parses, warnings);
     const encoding = op.encoding ?? current.encoding;
     const bytes = encodeNote(next, encoding);
     const reencoded = current.exists && (encoding.bom !== current.encoding.bom || encoding.crlf !== current.encoding.crlf);
