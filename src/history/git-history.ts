@@ -5,6 +5,7 @@
 // private git directory (the fence in fenced-fs.ts enforces both).
 import {
   expandOid,
+  hashBlob,
   init,
   push,
   readBlob,
@@ -80,7 +81,7 @@ export interface VaultFiles {
 
 type Change = { segments: string[]; oid: string | null; mode: string };
 
-/** A write's intent as stored: the path, the blob it leaves (null: deleted) and its full commit message. */
+/** A write's intent as stored: the path, the id of the blob it leaves (null: deleted) and its full commit message. */
 interface Intent {
   path: string;
   oid: string | null;
@@ -338,8 +339,9 @@ export class GitHistory implements HistoryPort {
     if (this.closed || vaultSegments(path) === null) return;
     await this.assertGitdir();
     try {
-      // The blob goes in first: the record never names an object that is not there.
-      const oid = bytes === null ? null : await this.blob(bytes);
+      // Only the blob's id: recovery commits the file's own bytes once they hash to it, so the object
+      // need not be written (and synced) before the file is.
+      const oid = bytes === null ? null : (await hashBlob({ object: bytes })).oid;
       const intent: Intent = { path, oid, message: commitMessage(message, meta) };
       await this.fs.promises.writeFile(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(intent), "utf8");
     } catch (error) {
