@@ -230,8 +230,13 @@ export interface HistoryMeta { tool: string; reason?: string; via?: string; user
 export interface HistoryEntry { id: string; short: string; when: number; author: string; message: string; via?: string; user?: string }
 export interface HistoryPort {
   status(): { versioned: true } | { versioned: false; reason: string };
-  /** Commits the given vault paths as they are on disk now; resolves to the commit id, or null when nothing changed. Never throws for a write: the write path turns a rejection into a warning. */
-  commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null>;
+  /**
+   * Commits the given vault paths as they are on disk now, or, for a path in `contents`, as the write
+   * left it (null: deleted), so a commit that waits in a queue records that write's version and not a
+   * later one. Resolves to the commit id, or null when nothing changed. Never throws for a write: the
+   * write path turns a rejection into a warning.
+   */
+  commit(paths: readonly string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<string | null>;
   /**
    * Called before a write touches the file: records durably which bytes (null: a deletion) the write is
    * about to leave and the commit it will make, so a crash between the write and its commit is

@@ -300,7 +300,7 @@ export class GitHistory implements HistoryPort {
     return new ToolError("internal", `${noSpaceText(where)}; the history was left as it was`, { state: "not_applied", details: { cause: "no_space" } });
   }
 
-  commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null> {
+  commit(paths: readonly string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<string | null> {
     const work = this.queue.run(async () => {
       if (this.closed) throw new Error("the history is closed");
       await this.assertGitdir();
@@ -310,7 +310,10 @@ export class GitHistory implements HistoryPort {
       try {
         for (const path of new Set(paths)) {
           const segments = vaultSegments(path);
-          if (segments) changes.push(await this.changeFor(path, segments));
+          if (!segments) continue;
+          const given = contents?.get(path);
+          if (given === undefined) changes.push(await this.changeFor(path, segments));
+          else changes.push({ segments, oid: given === null ? null : await this.blob(given), mode: FILE_MODE });
         }
         started = this.options.clock.now();
         id = await this.commitChanges(changes, commitMessage(message, meta));

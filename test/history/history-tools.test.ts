@@ -294,9 +294,14 @@ test("a write during the first snapshot does not wait for it: it is queued, says
     assert.equal(created.isError, false, created.text);
     const warnings = created.structured.warnings as string[];
     assert.ok(warnings.some((warning) => /first snapshot; this change is queued/.test(warning)), JSON.stringify(warnings));
+    const edited = await server.call("note_edit", { path: "early.md", old_string: "at once", new_string: "right after", content_hash: created.structured.content_hash });
+    assert.equal(edited.isError, false, edited.text);
     await server.server.historyIdle();
-    const revisions = (await server.call("note_history", { path: "early.md" })).structured.revisions as Array<{ message: string }>;
-    assert.deepEqual(revisions.map((revision) => revision.message), ["note_create: early.md"]);
+    const revisions = (await server.call("note_history", { path: "early.md" })).structured.revisions as Array<{ message: string; commit: string }>;
+    assert.deepEqual(revisions.map((revision) => revision.message), ["note_edit: early.md", "note_create: early.md"]);
+    // The queued commits hold each write's own version, not the file as it was when they ran.
+    const diff = await server.call("note_diff", { path: "early.md", from: revisions[1]!.commit, to: revisions[0]!.commit });
+    assert.match(diff.structured.diff as string, /^-written at once$/m);
     const baseline = (await server.call("note_history", { path: "Home.md" })).structured.revisions as Array<{ message: string }>;
     assert.match(baseline[baseline.length - 1]!.message, /^initial: \d+ notes$/);
   } finally {

@@ -89,7 +89,7 @@ export interface WritePathOptions {
   /** Brings the index and metadata up to date after a write; failures only warn. */
   afterWrite(paths: string[]): Promise<void>;
   /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
-  commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
+  commit?(paths: string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<CommitOutcome>;
   /** Before the file is written: the history records which bytes the write will leave (HistoryPort.intend). */
   intend?(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void>;
   /** Throws a ToolError when a file about to be created would bring a name a Windows machine cannot hold. */
@@ -388,7 +388,8 @@ export class WritePath {
     }
   }
 
-  private async finish(op: WriteOperation, paths: string[], warnings: string[]): Promise<void> {
+  /** `bytes`: what the write left at `op.path` (null: deleted), committed as it is even if the file changes meanwhile. */
+  private async finish(op: WriteOperation, paths: string[], warnings: string[], bytes: Uint8Array | null): Promise<void> {
     try {
       await this.options.afterWrite(paths);
     } catch (error) {
@@ -397,7 +398,7 @@ export class WritePath {
     const meta = this.commitMeta(op);
     if (meta && this.options.commit) {
       try {
-        if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta)) === "queued") warnings.push(QUEUED_WARNING);
+        if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta, new Map([[op.path, bytes]]))) === "queued") warnings.push(QUEUED_WARNING);
       } catch (error) {
         const reason = describeFailure(error);
         this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason });
@@ -489,7 +490,7 @@ export class WritePath {
           { state: "unknown", retry: "inspect_state" },
         );
       }
-      await this.finish(op, [op.path], warnings);
+      await this.finish(op, [op.path], warnings, bytes);
       result.message = creating ? `Created ${op.path}.` : `Updated ${op.path}.`;
       return result;
     });
@@ -539,7 +540,7 @@ export class WritePath {
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Deleting "${op.path}" failed (${describeFailure(error)}); check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
       }
-      await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings);
+      await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings, null);
       result.message = `Deleted ${op.path}; a copy is in the trash (${result.trash}).`;
       return result;
     });
@@ -607,7 +608,7 @@ export class WritePath {
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Writing "${op.path}" failed (${describeFailure(error)}); check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
       }
-      await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings);
+      await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings, op.bytes);
       result.message = result.created ? `Created ${op.path}.` : `Replaced ${op.path}.`;
       return result;
     });
