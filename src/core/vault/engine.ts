@@ -167,7 +167,9 @@ export class Engine implements VaultEngine {
       },
       intend: async (path, bytes, message, meta) => {
         const history = this.historyPort;
-        if (!history?.intend || !history.status().versioned) return;
+        // While the first snapshot is recorded a crash leaves no commit to recover: the next start
+        // records the snapshot again, the files as they are then.
+        if (!history?.intend || !history.status().versioned || history.busy?.()) return;
         await history.intend(path, bytes, message, meta);
       },
       commitsSettled: async () => {
