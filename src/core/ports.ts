@@ -10,6 +10,7 @@ export interface FileStat {
   size: number;
   /** Milliseconds since the epoch. */
   mtime: number;
+  /** Birth time where the host knows it (Obsidian's TFile.stat.ctime, Node's birthtime), else the mtime; 0 when unknown. */
   ctime: number;
 }
 
@@ -229,8 +230,19 @@ export interface HistoryMeta { tool: string; reason?: string; via?: string; user
 export interface HistoryEntry { id: string; short: string; when: number; author: string; message: string; via?: string; user?: string }
 export interface HistoryPort {
   status(): { versioned: true } | { versioned: false; reason: string };
-  /** Commits the given vault paths as they are on disk now; resolves to the commit id, or null when nothing changed. Never throws for a write: the write path turns a rejection into a warning. */
-  commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null>;
+  /**
+   * Commits the given vault paths as they are on disk now, or, for a path in `contents`, as the write
+   * left it (null: deleted), so a commit that waits in a queue records that write's version and not a
+   * later one. Resolves to the commit id, or null when nothing changed. Never throws for a write: the
+   * write path turns a rejection into a warning.
+   */
+  commit(paths: readonly string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<string | null>;
+  /**
+   * Called before a write touches the file: records durably which bytes (null: a deletion) the write is
+   * about to leave and the commit it will make, so a crash between the write and its commit is
+   * committed at the next start instead of lost. Replaces the previous record.
+   */
+  intend?(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void>;
   /** True while the first snapshot of the vault is being recorded: a commit now would wait for it. */
   busy?(): boolean;
   /** Newest first; path null = whole vault. */

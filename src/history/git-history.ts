@@ -5,6 +5,7 @@
 // private git directory (the fence in fenced-fs.ts enforces both).
 import {
   expandOid,
+  hashBlob,
   init,
   push,
   readBlob,
@@ -31,6 +32,8 @@ export const DEFAULT_BRANCH = "main";
 /** Baseline blobs written at once: enough to overlap reads, few enough to stay far from file-handle limits. */
 const BASELINE_PARALLEL = 8;
 const TREE_CACHE_MAX = 2048;
+/** The write about to be committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
+const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
 const TREE_MODE = "040000";
 
@@ -77,6 +80,24 @@ export interface VaultFiles {
 }
 
 type Change = { segments: string[]; oid: string | null; mode: string };
+
+/** A write's intent as stored: the path, the id of the blob it leaves (null: deleted) and its full commit message. */
+interface Intent {
+  path: string;
+  oid: string | null;
+  message: string;
+}
+
+function parseIntent(text: string): Intent | null {
+  try {
+    const value = JSON.parse(text) as Partial<Intent>;
+    if (typeof value.path !== "string" || typeof value.message !== "string") return null;
+    if (value.oid !== null && (typeof value.oid !== "string" || !/^[0-9a-f]{40}$/.test(value.oid))) return null;
+    return { path: value.path, oid: value.oid, message: value.message };
+  } catch {
+    return null;
+  }
+}
 
 function isCode(error: unknown, code: string): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
@@ -219,6 +240,10 @@ export class GitHistory implements HistoryPort {
     const head = await this.head();
     if (head) await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache });
     this.options.logger.log({ level: "info", event: "history_opened", vault: this.options.vault, head: head?.slice(0, 7) ?? null });
+    const intent = await this.readIntent();
+    // Without a head the first snapshot records the files as they are, the interrupted write's included.
+    if (intent && head) this.track(this.queue.run(() => this.recoverIntent(intent)));
+    else if (intent) await this.removeIntent();
     const baseline = this.options.baseline;
     if (!head && baseline) {
       this.baselining = true;
@@ -275,7 +300,7 @@ export class GitHistory implements HistoryPort {
     return new ToolError("internal", `${noSpaceText(where)}; the history was left as it was`, { state: "not_applied", details: { cause: "no_space" } });
   }
 
-  commit(paths: readonly string[], message: string, meta: HistoryMeta): Promise<string | null> {
+  commit(paths: readonly string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<string | null> {
     const work = this.queue.run(async () => {
       if (this.closed) throw new Error("the history is closed");
       await this.assertGitdir();
@@ -285,7 +310,10 @@ export class GitHistory implements HistoryPort {
       try {
         for (const path of new Set(paths)) {
           const segments = vaultSegments(path);
-          if (segments) changes.push(await this.changeFor(path, segments));
+          if (!segments) continue;
+          const given = contents?.get(path);
+          if (given === undefined) changes.push(await this.changeFor(path, segments));
+          else changes.push({ segments, oid: given === null ? null : await this.blob(given), mode: FILE_MODE });
         }
         started = this.options.clock.now();
         id = await this.commitChanges(changes, commitMessage(message, meta));
@@ -308,6 +336,61 @@ export class GitHistory implements HistoryPort {
     });
     this.track(work);
     return work;
+  }
+
+  async intend(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void> {
+    if (this.closed || vaultSegments(path) === null) return;
+    await this.assertGitdir();
+    try {
+      // Only the blob's id: recovery commits the file's own bytes once they hash to it, so the object
+      // need not be written (and synced) before the file is.
+      const oid = bytes === null ? null : (await hashBlob({ object: bytes })).oid;
+      const intent: Intent = { path, oid, message: commitMessage(message, meta) };
+      await this.fs.promises.writeFile(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(intent), "utf8");
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  private async readIntent(): Promise<Intent | null> {
+    try {
+      const text = await this.fs.promises.readFile(joinPath(this.gitdir, INTENT_FILE), "utf8");
+      return parseIntent(typeof text === "string" ? text : new TextDecoder().decode(text));
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return null;
+      throw error;
+    }
+  }
+
+  private async removeIntent(): Promise<void> {
+    await this.fs.promises.unlink(joinPath(this.gitdir, INTENT_FILE)).catch((error: unknown) => {
+      if (!isCode(error, "ENOENT")) throw error;
+    });
+  }
+
+  /**
+   * The last write before a crash: committed with its own message when the file holds exactly the
+   * bytes it wrote and the history does not have them yet. A file that holds other bytes was not
+   * written (the crash came first) or was changed since, so the record alone says nothing about it.
+   */
+  private async recoverIntent(intent: Intent): Promise<void> {
+    try {
+      const segments = vaultSegments(intent.path);
+      const head = await this.head();
+      if (segments && head) {
+        const entry = await this.vaultFiles.entry(intent.path);
+        const onDisk = entry === null ? null : "file" in entry ? await this.blob(entry.file) : undefined;
+        const recorded = (await this.entryAt((await this.commitAt(head)).commit.tree, segments))?.oid ?? null;
+        if (onDisk === intent.oid && recorded !== intent.oid) {
+          const id = await this.commitChanges([{ segments, oid: intent.oid, mode: FILE_MODE }], intent.message);
+          this.options.logger.log({ level: "info", event: "history_write_recovered", vault: this.options.vault, commit: id?.slice(0, 7) ?? null });
+          if (id) this.schedulePush();
+        }
+      }
+      await this.removeIntent();
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "history_recovery_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
+    }
   }
 
   /** The path as it is on disk now: a file's blob, a folder's visible files as a tree, or gone. */

@@ -3,9 +3,10 @@
 // unloading frees the port.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { localDate } from "../../src/core/write/write-path";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
 import { REPO_ROOT, startPlugin } from "../support/plugin";
 import { callTool } from "../support/server";
@@ -133,10 +134,15 @@ test("the restore command puts back an earlier version through the write path, w
     for (let attempt = 0; attempt < 50 && openModals.length === modalsBefore; attempt++) await new Promise((resolve) => setTimeout(resolve, 20));
     const modal = openModals[openModals.length - 1]!;
     const listed = suggestions(modal as never);
-    assert.equal(listed.length, 2, "two earlier versions were kept");
+    const texts = listed.map((entry) => entry.el.textContent ?? "");
+    // Two trash copies (versions one and two) and two recorded versions (the create and the first write);
+    // the newest recorded version is the note as it is and is not offered.
+    const trashCopies = texts.flatMap((text, index) => (text.includes("Before a change") ? [index] : []));
+    assert.equal(trashCopies.length, 2, texts.join(" | "));
+    assert.equal(texts.filter((text) => / note_(create|write): wiki\/versions\.md/.test(text)).length, 2, texts.join(" | "));
     const processBefore = app.vault.calls.process ?? 0;
-    // Newest first: the first suggestion is "version two", the second "version one".
-    await chooseSuggestion(modal as never, 1);
+    // Newest first: the older trash copy is "version one".
+    await chooseSuggestion(modal as never, trashCopies[1]!);
     let text = "";
     for (let attempt = 0; attempt < 50; attempt++) {
       text = onDisk();
@@ -200,6 +206,51 @@ test("with history on, the restore command also offers recorded versions and res
     assert.equal(newest[0]!.message, "note_restore(history): wiki/recorded.md");
   } finally {
     await harness.stop();
+  }
+});
+
+test("in the plugin too, every tool write is its own revision, a reason its body", async () => {
+  const harness = await startPlugin({ fixture: EDGE_VAULT });
+  try {
+    const client = await harness.connect(harness.token, "Plain Writer");
+    const created = await callTool(client, "note_create", { path: "wiki/plain.md", content: "# Plain\n\nfirst\n" });
+    assert.equal(created.isError, false, created.text);
+    const edited = await callTool(client, "note_edit", { path: "wiki/plain.md", old_string: "first", new_string: "second", content_hash: created.structured.content_hash });
+    assert.equal(edited.isError, false, edited.text);
+    const appended = await callTool(client, "note_section_edit", { path: "wiki/plain.md", heading: "Plain", mode: "append_to_section", content: "third", reason: "one more line" });
+    assert.equal(appended.isError, false, appended.text);
+    const revisions = (await callTool(client, "note_history", { path: "wiki/plain.md" })).structured.revisions as Array<{ message: string; reason?: string; via?: string }>;
+    assert.deepEqual(
+      revisions.map((revision) => [revision.message, revision.reason ?? null, revision.via]),
+      [
+        ["note_section_edit(append_to_section): wiki/plain.md", "one more line", "Plain Writer"],
+        ["note_edit: wiki/plain.md", null, "Plain Writer"],
+        ["note_create: wiki/plain.md", null, "Plain Writer"],
+      ],
+    );
+  } finally {
+    await harness.stop();
+  }
+});
+
+test("a created added to an existing note is the file's own date from TFile.stat, not today's", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const file = path.join(vault.dir, "wiki/old-note.md");
+  writeFileSync(file, "---\nstatus: open\n---\nWritten long ago.\n");
+  // Noon local time, so the date is the same in every time zone the machine may be in.
+  const then = new Date(2024, 2, 10, 12, 0, 0);
+  utimesSync(file, then, then);
+  const harness = await startPlugin({ fixture: EDGE_VAULT, vault });
+  try {
+    const read = await harness.call("note_read", { path: "wiki/old-note.md" });
+    assert.equal(read.isError, false, read.text);
+    const written = await harness.call("note_frontmatter", { path: "wiki/old-note.md", set: { status: "done" }, content_hash: read.structured.content_hash });
+    assert.equal(written.isError, false, written.text);
+    const today = localDate(Date.now());
+    assert.equal(readFileSync(file, "utf8"), `---\nstatus: done\ncreated: 2024-03-10\nupdated: ${today}\n---\nWritten long ago.\n`);
+  } finally {
+    await harness.stop();
+    vault.cleanup();
   }
 });
 

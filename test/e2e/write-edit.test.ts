@@ -4,9 +4,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { localDate } from "../../src/core/write/write-path";
+import { found } from "../support/poll";
 import { startTestServer, type TestServer, type ToolCallResult } from "../support/server";
 import { EDGE_VAULT } from "../support/vaults";
 
@@ -286,6 +287,22 @@ describe("note_frontmatter", () => {
     const expected = before.replace("created: 2026-01-05\n---\n", `created: 2026-01-05\nstatus: draft\nupdated: ${today}\n---\n`);
     assert.notEqual(expected, before);
     assert.equal(text(note), expected);
+  });
+
+  test("a created added to an existing note is the file's own date (birth, or modification when older), not today's", async () => {
+    const note = "wiki/old-note.md";
+    const file = path.join(server.vault.dir, note);
+    writeFileSync(file, "---\nstatus: open\n---\nWritten long ago.\n");
+    // Noon local time, so the date is the same in every time zone the machine may be in.
+    const then = new Date(2024, 2, 10, 12, 0, 0);
+    utimesSync(file, then, then);
+    const hash = await found(10_000, "the server sees the new file", async () => {
+      const read = await server.call("note_read", { path: note });
+      return read.isError ? undefined : (read.structured.content_hash as string);
+    });
+    assertOk(await server.call("note_frontmatter", { path: note, set: { status: "done" }, content_hash: hash }));
+    const today = localDate(Date.now());
+    assert.equal(text(note), `---\nstatus: done\ncreated: 2024-03-10\nupdated: ${today}\n---\nWritten long ago.\n`);
   });
 
   test("tags and aliases are sorted sets; an unchanged set writes nothing", async () => {

@@ -148,6 +148,54 @@ test("note_history names tool, path, reason, the client (Via) and the user; the 
   }
 });
 
+test("every tool write is its own revision, with or without a reason; vault-wide changes keep one summary commit", async () => {
+  const server = await startTestServer({ fixture: EDGE_VAULT });
+  try {
+    const client = await server.connect(undefined, "Plain Writer");
+    const ok = (result: { isError: boolean; text: string; structured: Record<string, unknown> }): string => {
+      assert.equal(result.isError, false, result.text);
+      return result.structured.content_hash as string;
+    };
+    let hash = ok(await callTool(client, "note_create", { path: "wiki/every.md", content: "# Every\n\n- [ ] first task\n" }));
+    hash = ok(await callTool(client, "note_edit", { path: "wiki/every.md", old_string: "first task", new_string: "the first task", content_hash: hash }));
+    hash = ok(await callTool(client, "note_section_edit", { path: "wiki/every.md", heading: "Every", mode: "append_to_section", content: "Appended.", content_hash: hash }));
+    hash = ok(await callTool(client, "note_frontmatter", { path: "wiki/every.md", set: { status: "draft" }, content_hash: hash }));
+    hash = ok(await callTool(client, "task_toggle", { path: "wiki/every.md", text: "the first task", content_hash: hash }));
+    ok(await callTool(client, "note_write", { path: "wiki/every.md", content: "# Every\n\nRewritten.\n", content_hash: hash, reason: "start over" }));
+    // Each revision holds the bytes that write left: the edit's version has the edited task, not a later one.
+    const before = (await callTool(client, "note_history", { path: "wiki/every.md" })).structured.revisions as Array<Record<string, string>>;
+    const edited = await callTool(client, "note_diff", { path: "wiki/every.md", from: before[5]!.commit, to: before[4]!.commit });
+    assert.equal(edited.isError, false, edited.text);
+    assert.match(edited.structured.diff as string, /^\+- \[ \] the first task$/m);
+    assert.doesNotMatch(edited.structured.diff as string, /Appended|status/);
+    ok(await callTool(client, "note_create", { path: "wiki/pointer.md", content: "See [[wiki/every]].\n" }));
+    ok(await callTool(client, "note_move", { path: "wiki/every.md", to: "archive/" }));
+
+    const revisions = (await callTool(client, "note_history", { path: "wiki/every.md" })).structured.revisions as Array<Record<string, string>>;
+    assert.deepEqual(
+      revisions.map((revision) => [revision.message, revision.reason ?? null]),
+      [
+        ["note_move: wiki/every.md -> archive/every.md (1 links updated)", null],
+        ["note_write: wiki/every.md", "start over"],
+        ["task_toggle: wiki/every.md", null],
+        ["note_frontmatter: wiki/every.md", null],
+        ["note_section_edit(append_to_section): wiki/every.md", null],
+        ["note_edit: wiki/every.md", null],
+        ["note_create: wiki/every.md", null],
+      ],
+    );
+    assert.ok(revisions.every((revision) => revision.via === "Plain Writer" && revision.user === "default"), JSON.stringify(revisions));
+    // The link rewrite of the move is bookkeeping: the linking note has its own write and the move's summary, nothing more.
+    const pointer = (await callTool(client, "note_history", { path: "wiki/pointer.md" })).structured.revisions as Array<Record<string, string>>;
+    assert.deepEqual(
+      pointer.map((revision) => revision.message),
+      ["note_move: wiki/every.md -> archive/every.md (1 links updated)", "note_create: wiki/pointer.md"],
+    );
+  } finally {
+    await server.stop();
+  }
+});
+
 test("note_restore brings back the exact bytes of an old revision (BOM, CRLF) and keeps a trash copy of what it replaces", async () => {
   const server = await startTestServer({ fixture: EDGE_VAULT });
   try {
@@ -246,9 +294,14 @@ test("a write during the first snapshot does not wait for it: it is queued, says
     assert.equal(created.isError, false, created.text);
     const warnings = created.structured.warnings as string[];
     assert.ok(warnings.some((warning) => /first snapshot; this change is queued/.test(warning)), JSON.stringify(warnings));
+    const edited = await server.call("note_edit", { path: "early.md", old_string: "at once", new_string: "right after", content_hash: created.structured.content_hash });
+    assert.equal(edited.isError, false, edited.text);
     await server.server.historyIdle();
-    const revisions = (await server.call("note_history", { path: "early.md" })).structured.revisions as Array<{ message: string }>;
-    assert.deepEqual(revisions.map((revision) => revision.message), ["note_create: early.md"]);
+    const revisions = (await server.call("note_history", { path: "early.md" })).structured.revisions as Array<{ message: string; commit: string }>;
+    assert.deepEqual(revisions.map((revision) => revision.message), ["note_edit: early.md", "note_create: early.md"]);
+    // The queued commits hold each write's own version, not the file as it was when they ran.
+    const diff = await server.call("note_diff", { path: "early.md", from: revisions[1]!.commit, to: revisions[0]!.commit });
+    assert.match(diff.structured.diff as string, /^-written at once$/m);
     const baseline = (await server.call("note_history", { path: "Home.md" })).structured.revisions as Array<{ message: string }>;
     assert.match(baseline[baseline.length - 1]!.message, /^initial: \d+ notes$/);
   } finally {

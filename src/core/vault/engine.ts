@@ -197,19 +197,26 @@ export class Engine implements VaultEngine {
       resolveLink: (linkpath, source) => options.metadata.getFirstLinkpathDest(linkpath, source),
       afterWrite: (paths) => this.applyChanges(paths),
       checkNewPath: (path) => this.checkNewPath(path),
-      commit: async (paths, message, meta) => {
+      commit: async (paths, message, meta, contents) => {
         const history = this.historyPort;
         if (!history || !history.status().versioned) return "recorded";
         if (history.busy?.()) {
           // A large vault's first snapshot can take a minute: the write does not wait for it.
-          const queued = history.commit(paths, message, meta).catch((error: unknown) => {
+          const queued = history.commit(paths, message, meta, contents).catch((error: unknown) => {
             options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.name, tool: meta.tool, reason: describeFailure(error) });
           });
           this.queuedCommits = Promise.all([this.queuedCommits, queued]);
           return "queued";
         }
-        await history.commit(paths, message, meta);
+        await history.commit(paths, message, meta, contents);
         return "recorded";
+      },
+      intend: async (path, bytes, message, meta) => {
+        const history = this.historyPort;
+        // While the first snapshot is recorded a crash leaves no commit to recover: the next start
+        // records the snapshot again, the files as they are then.
+        if (!history?.intend || !history.status().versioned || history.busy?.()) return;
+        await history.intend(path, bytes, message, meta);
       },
       commitsSettled: async () => {
         await this.queuedCommits;

@@ -9,7 +9,7 @@ import { FRONTMATTER_LIMIT_TEXT, FrontmatterParses, parseFrontmatter, splitFront
 import { contentHash, sameHash } from "../notes/hash";
 import { stripSubpath } from "../notes/paths";
 import { parseNote } from "../notes/structure";
-import type { Clock, Hasher, HistoryMeta, Logger, TransactionStore, VaultPort, WritePort } from "../ports";
+import type { Clock, FileStat, Hasher, HistoryMeta, Logger, TransactionStore, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
 import { editFrontmatter, oversizeFrontmatterError } from "./frontmatter-edit";
 import { WriteLock } from "./lock";
@@ -36,6 +36,11 @@ export interface WriteOperation {
   transform(current: string | null, parses: FrontmatterParses): string;
   /** Bookkeeping writes (link rewrites, tag rename, replace, restore) leave created/updated alone. */
   skip_touch?: boolean;
+  /**
+   * The caller records this write in its own summary commit (vault_create's layout), so the write makes
+   * no commit of its own; every other write is one revision in the history.
+   */
+  summary_commit?: boolean;
   allow_invalid_frontmatter?: boolean;
   /** Who asked, for the history trailers: the MCP client (`clientInfo.name`) and the user. */
   actor?: WriteActor;
@@ -84,7 +89,9 @@ export interface WritePathOptions {
   /** Brings the index and metadata up to date after a write; failures only warn. */
   afterWrite(paths: string[]): Promise<void>;
   /** History commit (SPEC §9), when a history is configured; a rejection only warns. */
-  commit?(paths: string[], message: string, meta: HistoryMeta): Promise<CommitOutcome>;
+  commit?(paths: string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<CommitOutcome>;
+  /** Before the file is written: the history records which bytes the write will leave (HistoryPort.intend). */
+  intend?(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void>;
   /** Throws a ToolError when a file about to be created would bring a name a Windows machine cannot hold. */
   checkNewPath?(path: string): void;
   /** Resolves once the commits answered with "queued" are done (or have failed). */
@@ -116,11 +123,24 @@ interface Current {
   bytes: Uint8Array | null;
   hash: string | null;
   encoding: NoteEncoding;
+  /** When the existing file came to be, for a `created` it lacks; null when creating. */
+  born: number | null;
 }
 
 /** Local calendar date, as a user reads `updated: 2026-12-02` in their own time zone. */
 export function localDate(ms: number): string {
   return formatMoment(ms, "YYYY-MM-DD");
+}
+
+/**
+ * When an existing file came to be: its birth time, or its modification time where the file system
+ * keeps no birth time (0) or the birth time is later than the last change (a copy that kept the
+ * original's modification time is younger on disk than its content).
+ */
+export function bornAt(stat: FileStat): number | null {
+  const birth = stat.ctime > 0 ? stat.ctime : Number.POSITIVE_INFINITY;
+  const born = Math.min(birth, stat.mtime > 0 ? stat.mtime : Number.POSITIVE_INFINITY);
+  return Number.isFinite(born) ? born : null;
 }
 
 function localDateTime(ms: number): string {
@@ -216,10 +236,10 @@ export class WritePath {
 
   private async readCurrent(path: string): Promise<Current> {
     const stat = await this.options.reader.stat(path);
-    if (!stat) return { exists: false, text: null, bytes: null, hash: null, encoding: NEW_NOTE_ENCODING };
+    if (!stat) return { exists: false, text: null, bytes: null, hash: null, encoding: NEW_NOTE_ENCODING, born: null };
     const bytes = await this.options.reader.readBytes(path);
     const { text, encoding } = decodeNote(bytes);
-    return { exists: true, text, bytes, hash: this.hash(bytes), encoding };
+    return { exists: true, text, bytes, hash: this.hash(bytes), encoding, born: bornAt(stat) };
   }
 
   private checkExpectations(op: WriteOperation, current: Current): void {
@@ -244,7 +264,9 @@ export class WritePath {
     }
   }
 
-  private touch(text: string, creating: boolean, parses: FrontmatterParses, warnings: string[]): string {
+  /** `born`: when the existing note came to be, its `created` if it has none; null for a new note. */
+  private touch(text: string, born: number | null, parses: FrontmatterParses, warnings: string[]): string {
+    const creating = born === null;
     const split = splitFrontmatter(text);
     if (!split.exists && !creating) return text;
     const parsed = split.exists ? parseFrontmatter(text, parses) : null;
@@ -258,7 +280,7 @@ export class WritePath {
     const previous = data.updated;
     const stamp = typeof previous === "string" && previous.includes("T") ? localDateTime(now) : localDate(now);
     const changes: Array<{ key: string; value: unknown }> = [];
-    if (data.created === undefined) changes.push({ key: "created", value: localDate(now) });
+    if (data.created === undefined) changes.push({ key: "created", value: localDate(born ?? now) });
     changes.push({ key: "updated", value: stamp });
     return editFrontmatter(text, changes, { createIfMissing: true, parses });
   }
@@ -341,18 +363,42 @@ export class WritePath {
     return true;
   }
 
-  private async finish(op: WriteOperation, paths: string[], warnings: string[]): Promise<void> {
+  /** The history metadata of a write that makes its own commit; null for one a summary commit records. */
+  private commitMeta(op: Pick<WriteOperation, "tool" | "reason" | "actor" | "summary_commit">): HistoryMeta | null {
+    if (op.summary_commit || !this.options.commit) return null;
+    const meta: HistoryMeta = { tool: op.tool };
+    if (op.reason !== undefined && op.reason !== "") meta.reason = op.reason;
+    if (op.actor?.via !== undefined) meta.via = op.actor.via;
+    if (op.actor?.user !== undefined) meta.user = op.actor.user;
+    return meta;
+  }
+
+  /**
+   * Tells the history which bytes the write is about to leave, before they are written, so a crash
+   * before the commit does not lose this version. A failure only logs: the commit that follows
+   * reports its own.
+   */
+  private async intend(op: WriteOperation | { path: string; tool: string; reason?: string; actor?: WriteActor }, bytes: Uint8Array | null): Promise<void> {
+    const meta = this.commitMeta(op);
+    if (!meta || !this.options.intend) return;
+    try {
+      await this.options.intend(op.path, bytes, `${op.tool}: ${op.path}`, meta);
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "history_intent_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason: describeFailure(error) });
+    }
+  }
+
+  /** `bytes`: what the write left at `op.path` (null: deleted), committed as it is even if the file changes meanwhile. */
+  private async finish(op: WriteOperation, paths: string[], warnings: string[], bytes: Uint8Array | null): Promise<void> {
     try {
       await this.options.afterWrite(paths);
     } catch (error) {
       warnings.push(`The search index could not be updated (${describeFailure(error)}); it will catch up on the next reconcile.`);
     }
-    if (op.reason !== undefined && op.reason !== "" && this.options.commit) {
-      const meta: HistoryMeta = { tool: op.tool, reason: op.reason };
-      if (op.actor?.via !== undefined) meta.via = op.actor.via;
-      if (op.actor?.user !== undefined) meta.user = op.actor.user;
+    const meta = this.commitMeta(op);
+    if (meta && this.options.commit) {
       try {
-        if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta)) === "queued") warnings.push(QUEUED_WARNING);
+        if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta, new Map([[op.path, bytes]]))) === "queued") warnings.push(QUEUED_WARNING);
       } catch (error) {
         const reason = describeFailure(error);
         this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason });
@@ -363,7 +409,7 @@ export class WritePath {
 
   /**
    * The one history commit of a vault-wide change (note_move, tag_rename, vault_replace, …): its
-   * per-file writes carry no reason, so they commit nothing; this records all of their paths at once,
+   * per-file writes make no commit of their own; this records all of their paths at once,
    * e.g. `vault_replace: 12 notes, 31 occurrences`. Resolves to warnings; a failure never throws.
    */
   async recordSummary(paths: readonly string[], subject: string, meta: HistoryMeta): Promise<string[]> {
@@ -386,7 +432,7 @@ export class WritePath {
     if (creating && !op.existing_name) this.options.checkNewPath?.(op.path);
     let next = op.transform(current.text, parses);
     const warnings = this.guard(op, current.text, next, parses);
-    if (!op.skip_touch && next !== current.text) next = this.touch(next, creating, parses, warnings);
+    if (!op.skip_touch && next !== current.text) next = this.touch(next, creating ? null : (current.born ?? this.options.clock.now()), parses, warnings);
     const encoding = op.encoding ?? current.encoding;
     const bytes = encodeNote(next, encoding);
     const reencoded = current.exists && (encoding.bom !== current.encoding.bom || encoding.crlf !== current.encoding.crlf);
@@ -430,6 +476,7 @@ export class WritePath {
       const warnings = result.warnings;
       const creating = result.created;
       if (current.exists && current.bytes) result.trash = await this.copyToTrash(op.path, current.bytes);
+      await this.intend(op, bytes);
       try {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
       } catch (error) {
@@ -443,7 +490,7 @@ export class WritePath {
           { state: "unknown", retry: "inspect_state" },
         );
       }
-      await this.finish(op, [op.path], warnings);
+      await this.finish(op, [op.path], warnings, bytes);
       result.message = creating ? `Created ${op.path}.` : `Updated ${op.path}.`;
       return result;
     });
@@ -484,6 +531,7 @@ export class WritePath {
       const { current, result } = await this.planRemove(op);
       if (op.dry_run) return result;
       result.trash = await this.copyToTrash(op.path, current.bytes ?? new Uint8Array());
+      await this.intend(op, null);
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
       } catch (error) {
@@ -492,7 +540,7 @@ export class WritePath {
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Deleting "${op.path}" failed (${describeFailure(error)}); check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
       }
-      await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings);
+      await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings, null);
       result.message = `Deleted ${op.path}; a copy is in the trash (${result.trash}).`;
       return result;
     });
@@ -552,6 +600,7 @@ export class WritePath {
         return result;
       }
       if (before) result.trash = await this.copyToTrash(op.path, before);
+      await this.intend(op, op.bytes);
       try {
         await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
       } catch (error) {
@@ -559,7 +608,7 @@ export class WritePath {
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Writing "${op.path}" failed (${describeFailure(error)}); check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
       }
-      await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings);
+      await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings, op.bytes);
       result.message = result.created ? `Created ${op.path}.` : `Replaced ${op.path}.`;
       return result;
     });

@@ -502,8 +502,9 @@ function folderUnreadable(error: unknown): Error {
   return new Error(`the vault folder cannot be read (${typeof code === "string" ? code : "unknown error"})`);
 }
 
+/** `ctime` is the birth time; where the file system keeps none (0), the modification time, never the status change time. */
 function toStat(relative: string, stats: Stats): FileStat {
-  return { path: relative, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.birthtimeMs || stats.ctimeMs) };
+  return { path: relative, size: stats.size, mtime: Math.floor(stats.mtimeMs), ctime: Math.floor(stats.birthtimeMs || stats.mtimeMs) };
 }
 
 export function isMissing(error: unknown): boolean {

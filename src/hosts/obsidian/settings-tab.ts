@@ -506,7 +506,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     const history = this.settings.history;
     new Setting(containerEl)
       .setName("Keep a history")
-      .setDesc("Every change a tool makes with a reason is recorded in a private git repository in the plugin folder, never in the vault's own .git.")
+      .setDesc("Every change a tool makes is recorded in a private git repository in the plugin folder, never in the vault's own .git.")
       .addToggle((toggle) =>
         toggle.setValue(history.enabled).onChange(async (enabled) => {
           history.enabled = enabled;

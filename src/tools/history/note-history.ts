@@ -12,7 +12,7 @@ export const noteHistory = defineTool({
   name: "note_history",
   title: "List the versions of a note",
   description:
-    "Lists the recorded versions of a note (or attachment) in the vault's history, newest first: `commit` (short id to pass as `revision`/`from`/`to`), `when`, `author`, `message` (`tool(mode): path`), `reason` when one was given, `via` (the MCP client that wrote) and `user`. A version is listed where the file changed, appeared or was deleted; writes made with a `reason` are recorded. Works for deleted notes too. Page with limit/offset. Next: note_diff to compare, note_restore to bring a version back.",
+    "Lists the recorded versions of a note (or attachment) in the vault's history, newest first: `commit` (short id to pass as `revision`/`from`/`to`), `when`, `author`, `message` (`tool(mode): path`), `reason` when one was given, `via` (the MCP client that wrote) and `user`. A version is listed where the file changed, appeared or was deleted; every tool write is recorded (a vault-wide change as one summary commit). Works for deleted notes too. Page with limit/offset. Next: note_diff to compare, note_restore to bring a version back.",
   group: "history",
   input: object({ vault: vaultField, path: pathField, limit: limitField(20, 200), offset: offsetField }),
   annotations: READ_ONLY,
@@ -50,7 +50,7 @@ export const noteHistory = defineTool({
     }
     if (found.length === 0) {
       result.hint = engine.file(path)
-        ? `No recorded version of ${path} yet: only writes made by tools with a reason are recorded (and the first start's baseline). Its current text: note_read.`
+        ? `No recorded version of ${path} yet: tool writes are recorded, and the first start's baseline, but not changes made outside this server. Its current text: note_read.`
         : `${path} never appears in this vault's history. Check the path with note_list or note_search.`;
     }
     return result;

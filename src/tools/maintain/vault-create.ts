@@ -330,6 +330,7 @@ export const vaultCreate = defineTool({
           mode: "create",
           dry_run: args.dry_run,
           skip_touch: file.verbatim,
+          summary_commit: true,
           actor,
           transform: () => file.content,
         });

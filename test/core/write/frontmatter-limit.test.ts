@@ -38,6 +38,8 @@ before(async () => {
   writeFileSync(file("inbox/over.md"), OVER);
   host = new NodeVaultHost({ name: "edge", root: vault.dir, dataDir: vault.dataDir, logger: new JsonLineLogger({ write: () => undefined }), watch: false });
   await host.start();
+  // Every write is a history commit: the first snapshot is recorded first, so none says it was queued.
+  await host.historyIdle();
 });
 after(async () => {
   await host.stop();

@@ -1,0 +1,117 @@
+// A crash between a write and its commit: the history records, before the file is written, which bytes
+// the write will leave and the commit it will make. Opened again after the crash, it commits that
+// version with the write's own message when the file holds exactly those bytes, and nothing when the
+// crash came before the write or the file changed since.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, promises as fsp, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { LogRecord } from "../../src/core/ports";
+import { GitHistory } from "../../src/history/git-history";
+
+const clock = { now: () => Date.now() };
+const meta = { tool: "note_edit", via: "Crash Client", user: "ada" };
+
+interface Setup {
+  base: string;
+  dir: string;
+  gitdir: string;
+  logs: LogRecord[];
+  open(): Promise<GitHistory>;
+}
+
+async function setup(): Promise<Setup & { history: GitHistory }> {
+  const base = mkdtempSync(path.join(os.tmpdir(), "sb-intent-"));
+  const dir = path.join(base, "vault");
+  const gitdir = path.join(base, "data", "history.git");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, "a.md"), "version one\n");
+  const logs: LogRecord[] = [];
+  const open = (): Promise<GitHistory> => GitHistory.open({ vault: "v", dir, gitdir, fs: fsp, logger: { log: (entry) => logs.push(entry) }, clock });
+  const history = await open();
+  assert.ok(await history.commit(["a.md"], "note_create: a.md", { tool: "note_create" }));
+  return { base, dir, gitdir, logs, open, history };
+}
+
+/** The history as it stands after a crash: the first instance is dropped without closing, a new one opened and left to finish its start. */
+async function afterCrash(context: Setup): Promise<GitHistory> {
+  const reopened = await context.open();
+  await reopened.idle();
+  return reopened;
+}
+
+async function subjects(history: GitHistory, file: string): Promise<string[]> {
+  return (await history.log(file, 10)).map((entry) => entry.message);
+}
+
+test("a write whose commit a crash prevented is committed at the next start, with its own message, reason and trailers", async () => {
+  const context = await setup();
+  try {
+    const bytes = new TextEncoder().encode("version two\n");
+    await context.history.intend("a.md", bytes, "note_edit: a.md", { ...meta, reason: "fix the typo" });
+    writeFileSync(path.join(context.dir, "a.md"), bytes);
+    // The process dies here: no commit.
+    const reopened = await afterCrash(context);
+    const [newest] = await reopened.log("a.md", 1);
+    assert.equal(newest!.message, "note_edit: a.md\n\nfix the typo");
+    assert.equal(newest!.via, "Crash Client");
+    assert.equal(newest!.user, "ada");
+    assert.deepEqual(await reopened.readAt("a.md", newest!.id), bytes);
+    assert.deepEqual(await subjects(reopened, "a.md"), ["note_edit: a.md\n\nfix the typo", "note_create: a.md"]);
+    assert.ok(context.logs.some((entry) => entry.event === "history_write_recovered"));
+    assert.equal(existsSync(path.join(context.gitdir, "secondbrain-intent.json")), false, "the record is gone once handled");
+    // A second start finds nothing left to do.
+    await afterCrash(context);
+    assert.equal((await reopened.log("a.md", 10)).length, 2);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("a deletion whose commit a crash prevented is committed at the next start", async () => {
+  const context = await setup();
+  try {
+    await context.history.intend("a.md", null, "note_delete: a.md", { tool: "note_delete" });
+    rmSync(path.join(context.dir, "a.md"));
+    const reopened = await afterCrash(context);
+    const [newest] = await reopened.log("a.md", 1);
+    assert.equal(newest!.message, "note_delete: a.md");
+    assert.equal(await reopened.readAt("a.md", newest!.id), null);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("a crash before the file was written, or a file changed since, commits nothing in the write's name", async () => {
+  const context = await setup();
+  try {
+    // The crash came before the write: the file still holds version one, which the history has.
+    await context.history.intend("a.md", new TextEncoder().encode("never written\n"), "note_edit: a.md", meta);
+    let reopened = await afterCrash(context);
+    assert.deepEqual(await subjects(reopened, "a.md"), ["note_create: a.md"]);
+
+    // Written, then changed by someone else before the next start: those bytes are not the write's.
+    await reopened.intend("a.md", new TextEncoder().encode("the write's version\n"), "note_edit: a.md", meta);
+    writeFileSync(path.join(context.dir, "a.md"), "someone else's version\n");
+    reopened = await afterCrash(context);
+    assert.deepEqual(await subjects(reopened, "a.md"), ["note_create: a.md"]);
+    assert.equal(existsSync(path.join(context.gitdir, "secondbrain-intent.json")), false);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("a write committed as usual leaves nothing to recover", async () => {
+  const context = await setup();
+  try {
+    const bytes = new TextEncoder().encode("version two\n");
+    await context.history.intend("a.md", bytes, "note_edit: a.md", meta);
+    writeFileSync(path.join(context.dir, "a.md"), bytes);
+    assert.ok(await context.history.commit(["a.md"], "note_edit: a.md", meta));
+    const reopened = await afterCrash(context);
+    assert.deepEqual(await subjects(reopened, "a.md"), ["note_edit: a.md", "note_create: a.md"]);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
