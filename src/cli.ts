@@ -3,11 +3,12 @@
 import { describeFailure } from "./core/errors";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { ConfigError, defaultToken, loadConfigFile, type AppConfig } from "./auth/config";
+import { ConfigError, defaultToken, loadConfigFile, parseListenAddress, type AppConfig } from "./auth/config";
 import { DEFAULT_BCRYPT_COST, hashPassword, MAX_BCRYPT_COST, MIN_BCRYPT_COST, passwordKind, readPasswordReference } from "./auth/passwords";
 import { defaultUser, type UserRecord } from "./auth/users";
 import { VAULT_NAME } from "./core/vault/directory";
-import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessHistory, type HeadlessOptions, type HeadlessVault } from "./hosts/node/headless";
+import { DEFAULT_MAX_RESPONSE_BYTES, HeadlessServer, type HeadlessHistory, type HeadlessMetrics, type HeadlessOptions, type HeadlessVault } from "./hosts/node/headless";
+import { DEFAULT_METRICS_PATH } from "./http/metrics";
 import { defaultDataDir } from "./hosts/node/host";
 import { JsonLineLogger } from "./hosts/node/services";
 import { serveStdio } from "./hosts/node/stdio";
@@ -24,6 +25,7 @@ const USAGE = `secondbrain-mcp ${VERSION}
 Usage:
   secondbrain-mcp serve    --vault [NAME=]DIR [--vault …] [--data DIR] [--host 127.0.0.1] [--port ${DEFAULT_PORT}]
                            [--config FILE] [--stdio] [--toolsets LIST] [--no-history] [--log-level info] [--audit-file FILE]
+                           [--metrics] [--metrics-listen [HOST:]PORT]
   secondbrain-mcp reindex  --vault [NAME=]DIR [--vault …] [--data DIR]
   secondbrain-mcp validate --vault [NAME=]DIR [--vault …] [--data DIR] [--config FILE]
   secondbrain-mcp hash-password [--cost ${DEFAULT_BCRYPT_COST}]
@@ -32,6 +34,10 @@ Usage:
 
 Toolsets (--toolsets, comma-separated; default all): the tool groups the default user is offered,
   of find, write, maintain, history. A config file's users set theirs with toolsets: [...].
+
+Metrics (off by default): --metrics serves Prometheus text at /metrics on the MCP port; --metrics-listen
+  serves it on a listener of its own instead (127.0.0.1 unless HOST is given). A key: metrics.key in the
+  config file.
 
 Environment:
   SECONDBRAIN_TOKEN   bearer token of the default user (without --config); generated when unset
@@ -55,6 +61,8 @@ interface CliArgs {
   toolsetsGiven: boolean;
   /** hash-password's bcrypt cost. */
   cost: number;
+  metrics: boolean;
+  metricsListen?: { host: string; port: number };
 }
 
 function vaultNameFor(dir: string): string {
@@ -85,7 +93,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [first = "help", ...others] = argv;
   const command = first === "--help" || first === "-h" ? "help" : first;
   const rest = command === first ? others : [];
-  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false, cost: DEFAULT_BCRYPT_COST };
+  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false, cost: DEFAULT_BCRYPT_COST, metrics: false };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     const value = (): string => {
@@ -127,6 +135,16 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         const level = value();
         if (!["debug", "info", "warn", "error"].includes(level)) throw new UsageError("--log-level is one of debug, info, warn, error");
         args.logLevel = level as LogLevel;
+        break;
+      }
+      case "--metrics":
+        args.metrics = true;
+        break;
+      case "--metrics-listen": {
+        const listen = parseListenAddress(value());
+        if (listen === null) throw new UsageError("--metrics-listen is a port (9464, on 127.0.0.1) or HOST:PORT (127.0.0.1:9464)");
+        args.metricsListen = listen;
+        args.metrics = true;
         break;
       }
       case "--audit-file":
@@ -214,6 +232,7 @@ async function serve(args: CliArgs): Promise<void> {
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     history: historySettings(args, config),
     ...embeddingSettings(config),
+    ...metricsSettings(args, config),
     ...(config?.oauth.enabled
       ? { oauth: { ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}), clientIdMetadataDocuments: config.oauth.clientIdMetadataDocuments } }
       : {}),
@@ -276,6 +295,14 @@ function embeddingSettings(config: AppConfig | null): Pick<HeadlessOptions, "emb
   };
 }
 
+/** On with --metrics, --metrics-listen or metrics.enabled; the flag's listener wins over the file's. */
+function metricsSettings(args: CliArgs, config: AppConfig | null): { metrics?: HeadlessMetrics } {
+  const file = config?.metrics;
+  if (!args.metrics && !file?.enabled) return {};
+  const listen = args.metricsListen ?? file?.listen;
+  return { metrics: { path: file?.path ?? DEFAULT_METRICS_PATH, ...(file?.key !== undefined ? { key: file.key } : {}), ...(listen ? { listen } : {}) } };
+}
+
 /** `--no-history` wins; the config file may turn the history off, name its author and a remote. */
 function historySettings(args: CliArgs, config: AppConfig | null): HeadlessOptions["history"] {
   if (!args.history || config?.history.enabled === false) return false;
@@ -334,6 +361,7 @@ async function validate(args: CliArgs): Promise<void> {
       public_url: config?.server.publicUrl ?? null,
     },
     oauth: { enabled: config?.oauth.enabled ?? false, client_id_metadata_documents: config?.oauth.clientIdMetadataDocuments ?? false },
+    metrics: metricsSummary(args, config),
     limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     audit: { file: args.auditFile ?? config?.audit.file ?? null },
     users: config && config.users.length > 0
@@ -413,6 +441,18 @@ async function hashPasswordCommand(args: CliArgs): Promise<void> {
   // bcrypt reads 72 bytes at most: a longer password is accepted by its first 72 bytes alone.
   if (Buffer.byteLength(password, "utf8") > 72) process.stderr.write("secondbrain-mcp: warning: only the first 72 bytes of this password count (a bcrypt limit)\n");
   process.stdout.write(`${await hashPassword(password, args.cost)}\n`);
+}
+
+/** The endpoint as validate shows it: where, whether a key is asked for (never the key), and which vault each label means. */
+function metricsSummary(args: CliArgs, config: AppConfig | null): Record<string, unknown> | "off" {
+  const settings = metricsSettings(args, config).metrics;
+  if (!settings) return "off";
+  return {
+    path: settings.path,
+    listener: settings.listen ? `${settings.listen.host}:${settings.listen.port}` : "main",
+    key: settings.key === undefined ? "none" : settings.key.startsWith("env:") ? "required (env)" : "required (file)",
+    vault_labels: Object.fromEntries(args.vaults.map((vault, index) => [String(index), vault.name])),
+  };
 }
 
 async function main(argv: readonly string[]): Promise<number> {

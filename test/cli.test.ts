@@ -171,6 +171,34 @@ test("a password in plain text in the config is refused by validate and serve, w
   }
 });
 
+test("--metrics serves the endpoint on the MCP port; validate shows where, whether a key is asked for (not the key), and which vault each label means", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  const config = path.join(vault.dataDir, "..", "metrics.yaml");
+  writeFileSync(config, "metrics:\n  key: env:SBMCP_CLI_METRICS_KEY\n");
+  const key = "cli-metrics-key-0123456789abcdef";
+  try {
+    const validated = await cli(["validate", "--vault", `edge=${vault.dir}`, "--config", config, "--metrics-listen", "9464"], { SECONDBRAIN_TOKEN: "", SBMCP_CLI_METRICS_KEY: key });
+    assert.equal(validated.code, 0, validated.stderr);
+    const resolved = JSON.parse(validated.stdout) as { metrics: unknown };
+    assert.deepEqual(resolved.metrics, { path: "/metrics", listener: "127.0.0.1:9464", key: "required (env)", vault_labels: { "0": "edge" } });
+    assert.ok(!validated.stdout.includes(key));
+    const off = await cli(["validate", "--vault", vault.dir], { SECONDBRAIN_TOKEN: "" });
+    assert.equal((JSON.parse(off.stdout) as { metrics: unknown }).metrics, "off");
+    const server = await startCli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config, "--metrics"], { SECONDBRAIN_TOKEN: "", SBMCP_CLI_METRICS_KEY: key });
+    try {
+      const url = `${new URL(server.url).origin}/metrics`;
+      assert.equal((await fetch(url)).status, 401);
+      const scraped = await fetch(url, { headers: { "X-API-Key": key } });
+      assert.equal(scraped.status, 200);
+      assert.match(await scraped.text(), /^secondbrain_vault_notes\{vault="0"\} \d+$/m);
+    } finally {
+      assert.equal(await server.stop("SIGINT"), 0);
+    }
+  } finally {
+    vault.cleanup();
+  }
+});
+
 /** hash-password with the password piped into stdin. */
 function hashPiped(input: string, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

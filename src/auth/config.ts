@@ -9,8 +9,9 @@ import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
 import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
-import { passwordSettingProblem } from "./passwords";
+import { isBcryptHash, passwordSettingProblem } from "./passwords";
 import { endpointProblem } from "../core/search/semantic/provider";
+import { DEFAULT_METRICS_PATH, metricsPathProblem } from "../http/metrics";
 
 export interface RateLimitSettings {
   perMinute: number;
@@ -44,6 +45,7 @@ export interface AppConfig {
   oauth: OAuthConfig;
   /** Semantic search: off unless the file has an enabled `embeddings` section. */
   embeddings: EmbeddingsConfig;
+  metrics: MetricsConfig;
 }
 
 /** An OpenAI-compatible /v1/embeddings endpoint (Ollama, LM Studio, llama.cpp, TEI, OpenAI). */
@@ -56,6 +58,16 @@ export interface EmbeddingsConfig {
   batchSize?: number;
   timeoutMs?: number;
   requestsPerMinute?: number;
+}
+
+/** The Prometheus endpoint (off unless enabled). */
+export interface MetricsConfig {
+  enabled: boolean;
+  path: string;
+  /** `env:NAME` or `file:/absolute/path`: the key itself never goes into the file. */
+  key?: string;
+  /** A listener of its own; the main listener then has no metrics path. */
+  listen?: { host: string; port: number };
 }
 
 /** The private history (SPEC §9): on by default; optionally pushed to a remote after commits. */
@@ -86,8 +98,9 @@ export class ConfigError extends Error {
 export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
-const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth", "embeddings"] as const;
+const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth", "embeddings", "metrics"] as const;
 const EMBEDDINGS_KEYS = ["enabled", "url", "model", "api_key_env", "batch_size", "timeout_ms", "requests_per_minute"] as const;
+const METRICS_KEYS = ["enabled", "path", "key", "listen"] as const;
 const OAUTH_KEYS = ["enabled", "client_id_metadata_documents"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
 const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
@@ -317,6 +330,41 @@ function readOAuth(reader: Reader, at: Located | undefined): OAuthConfig {
   };
 }
 
+/** `9464` (on 127.0.0.1), `127.0.0.1:9464`, `0.0.0.0:9464` or `[::1]:9464`. */
+export function parseListenAddress(text: string): { host: string; port: number } | null {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(text.trim());
+  if (!match) return null;
+  const port = Number(match[2]);
+  if (port > 65535) return null;
+  const host = match[1] === undefined ? "127.0.0.1" : match[1].replace(/^\[(.*)\]$/, "$1");
+  return { host, port };
+}
+
+function readMetrics(reader: Reader, at: Located | undefined): MetricsConfig {
+  const fields = at ? reader.map(at, METRICS_KEYS) : {};
+  const metrics: MetricsConfig = { enabled: fields.enabled ? reader.boolean(fields.enabled) : false, path: DEFAULT_METRICS_PATH };
+  if (fields.path) {
+    const path = reader.string(fields.path);
+    const problem = metricsPathProblem(path);
+    if (problem !== null) reader.fail(fields.path, problem);
+    metrics.path = path;
+  }
+  if (fields.key) {
+    const key = reader.string(fields.key);
+    if (passwordSettingProblem(key) !== null || isBcryptHash(key)) {
+      reader.fail(fields.key, "must be env:NAME (an environment variable holding the key) or file:/absolute/path (a file holding it); the key itself never goes into the config");
+    }
+    metrics.key = key;
+  }
+  if (fields.listen) {
+    const value = isScalar(fields.listen.node) ? fields.listen.node.value : undefined;
+    const listen = parseListenAddress(typeof value === "number" ? String(value) : reader.string(fields.listen));
+    if (listen === null) reader.fail(fields.listen, "must be a port (9464, on 127.0.0.1) or HOST:PORT (127.0.0.1:9464, [::1]:9464)");
+    metrics.listen = listen;
+  }
+  return metrics;
+}
+
 function readLimits(reader: Reader, at: Located | undefined): AppConfig["limits"] {
   const fields = at ? reader.map(at, LIMIT_KEYS) : {};
   return fields.max_response_bytes ? { maxResponseBytes: reader.integer(fields.max_response_bytes, 1024, 64 * 1024 * 1024) } : {};
@@ -389,6 +437,7 @@ export function parseConfig(text: string, source = "config"): AppConfig {
     history: readHistory(reader, top.history),
     oauth: readOAuth(reader, top.oauth),
     embeddings: readEmbeddings(reader, top.embeddings),
+    metrics: readMetrics(reader, top.metrics),
   };
 }
 

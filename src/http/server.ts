@@ -2,6 +2,7 @@
 // only a checked, parsed POST body reaches the MCP layer.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Metrics } from "../core/metrics";
 import type { Logger } from "../core/ports";
 import type { UserInfo } from "../tools/types";
 import { hashToken } from "../auth/tokens";
@@ -10,6 +11,7 @@ import { AUTHORIZE_PATH } from "../auth/oauth/metadata";
 import { DEFAULT_BODY_LIMIT_BYTES, parseJson, readBody } from "./body";
 import { isLoopbackBinding, isLoopbackHost, isOriginAllowed, normalizeOrigin } from "./guards";
 import { bearerChallenge, bearerToken, MCP_PATH, OAUTH_HELP, TOKEN_HELP } from "./bearer";
+import { routeClassOf, type MetricsEndpoint } from "./metrics";
 import { OAuthRoutes, type OAuthHttpOptions } from "./oauth";
 import { RateLimiter, type RateLimit } from "./rate-limit";
 import {
@@ -38,6 +40,10 @@ export interface HttpServerOptions {
   drainMs?: number;
   /** OAuth sign-in; absent, the server takes pasted bearer tokens only and offers no discovery. */
   oauth?: OAuthHttpOptions;
+  /** Counts every request by route class and status, for the metrics endpoint. */
+  metrics?: Metrics;
+  /** The metrics endpoint on this listener (absent when off or on a listener of its own). */
+  metricsEndpoint?: MetricsEndpoint;
 }
 
 export interface RunningHttpServer {
@@ -101,6 +107,8 @@ class RequestRouter {
     if (refusal) return sendForbidden(res, refusal);
     if (path === MCP_PATH) return this.handleMcpRoute(req, res);
     if (path === "/healthz") return this.onlyGet(req, res, () => sendJson(res, 200, this.options.health()));
+    const metrics = this.options.metricsEndpoint;
+    if (metrics && path === metrics.route.path && metrics.enabled()) return metrics.handle(req, res);
     if (this.oauth && (await this.oauth.handle(req, res, path))) return;
     if (this.oauth && OAUTH_PATHS.test(path)) {
       return sendJsonRpcError(res, 404, JSONRPC_SERVER_ERROR, `Not found. OAuth discovery is at ${this.oauth.endpoints.issuer}/.well-known/oauth-authorization-server.`);
@@ -229,6 +237,12 @@ function drain(server: Server, drainMs: number): Promise<void> {
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const router = new RequestRouter(options);
   const server = createServer((req, res) => {
+    const metrics = options.metrics;
+    if (metrics) {
+      const endpoint = options.metricsEndpoint;
+      const route = routeClassOf(pathnameOf(req.url), endpoint?.enabled() ? endpoint.route.path : undefined);
+      res.once("finish", () => metrics.recordHttpRequest(route, res.statusCode));
+    }
     router.handle(req, res).catch((error: unknown) => failRequest(res, options.logger, error));
   });
   const address = await listen(server, options.host, options.port);

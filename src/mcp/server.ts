@@ -13,6 +13,7 @@ import {
   type Transport,
 } from "@modelcontextprotocol/server";
 import { isToolError } from "../core/errors";
+import type { Metrics } from "../core/metrics";
 import type { Logger } from "../core/ports";
 import type { AnyToolDefinition, ToolContext, UserInfo, VaultDirectory } from "../tools/types";
 import { complete } from "./completions";
@@ -45,6 +46,8 @@ export interface McpServerOptions {
   instructions?: string;
   /** The client this user last initialized with: a stateless 2025-era server meets clientInfo only then. */
   rememberedClientName?: string;
+  /** Counts tool calls for the metrics endpoint, when one is on. */
+  metrics?: Metrics;
 }
 
 const CAPABILITIES: ServerCapabilities = {

@@ -2,6 +2,7 @@
 // argument parsing, the handler call, result mapping, truncation and the audit line.
 import type { CallToolResult, Tool } from "@modelcontextprotocol/server";
 import { isToolError, ToolError } from "../core/errors";
+import { toolOutcome, type Metrics } from "../core/metrics";
 import type { Logger } from "../core/ports";
 import { isMutating, toolsFor } from "../tools/registry";
 import { offersGroup } from "../tools/toolsets";
@@ -19,6 +20,8 @@ export interface ToolCatalogOptions {
   logger: Logger;
   maxResponseBytes: number;
   now(): number;
+  /** Counts each call for the metrics endpoint, beside its audit line. */
+  metrics?: Metrics;
 }
 
 /** What a call brings besides its name and arguments. */
@@ -80,23 +83,42 @@ export class ToolCatalog {
   async call(name: string, args: unknown, environment: CallEnvironment = {}): Promise<CallToolResult> {
     const startedAt = this.options.now();
     const outcome = await this.execute(name, args, environment);
-    const encoded = this.encode(name, outcome);
+    const { encoded, truncated } = this.encode(name, outcome);
+    const finishedAt = this.options.now();
     auditToolCall(this.options.logger, {
       tool: name,
       user: this.options.user.name,
       declared: this.declared(name),
       ...outcome,
       startedAt,
-      finishedAt: this.options.now(),
+      finishedAt,
       bytes: utf8Bytes(encoded.text),
+    });
+    // Counted where the audit line is written, so the two cannot disagree.
+    this.options.metrics?.recordToolCall({
+      tool: name,
+      outcome: toolOutcome("error" in outcome ? outcome.error.code : undefined),
+      seconds: Math.max(0, finishedAt - startedAt) / 1000,
+      wrote: "result" in outcome && this.wrote(name, outcome.result),
+      truncated,
     });
     return encoded.result;
   }
 
-  private encode(name: string, outcome: Outcome): EncodedResult {
-    if ("error" in outcome) return errorResult(outcome.error, outcome.argument);
+  private encode(name: string, outcome: Outcome): { encoded: EncodedResult; truncated: boolean } {
+    if ("error" in outcome) return { encoded: errorResult(outcome.error, outcome.argument), truncated: false };
     const paging = pagingOf(name, this.usable.get(name), outcome.args);
-    return successResult(fitResult(outcome.result, this.options.maxResponseBytes, paging), imagesOf(outcome.result));
+    const fitted = fitResult(outcome.result, this.options.maxResponseBytes, paging);
+    return { encoded: successResult(fitted, imagesOf(outcome.result)), truncated: fitted !== outcome.result };
+  }
+
+  /**
+   * A mutating tool's result says `dry_run: false` when it went ahead, and `changed: false` when the
+   * note already had that content; a result without `dry_run` (journal reading a day) wrote nothing.
+   */
+  private wrote(name: string, result: ToolResult): boolean {
+    const tool = this.usable.get(name);
+    return tool !== undefined && isMutating(tool) && result.dry_run === false && result.changed !== false;
   }
 
   private async execute(name: string, rawArgs: unknown, environment: CallEnvironment): Promise<Outcome> {

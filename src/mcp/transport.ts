@@ -15,6 +15,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type McpRequestContext,
 } from "@modelcontextprotocol/server";
+import type { Metrics } from "../core/metrics";
 import type { Logger } from "../core/ports";
 import type { AnyToolDefinition, UserInfo, VaultDirectory } from "../tools/types";
 import { logUnexpected } from "./diagnostics";
@@ -115,6 +116,8 @@ export interface McpRequestHandlerOptions {
   maxResponseBytes: number;
   version: string;
   now(): number;
+  /** Counts tool calls for the metrics endpoint, when one is on. */
+  metrics?: Metrics;
 }
 
 export type McpRequestHandler = (req: IncomingMessage, res: ServerResponse, user: UserInfo, body: unknown) => Promise<void>;
@@ -150,10 +153,10 @@ interface RequestScope {
 export function createMcpRequestHandler(options: McpRequestHandlerOptions): McpRequestHandler {
   const clientNames = new Map<string, string>();
   const scopes = new WeakMap<Request, RequestScope>();
-  const { tools, logger, maxResponseBytes, version } = options;
+  const { tools, logger, maxResponseBytes, version, metrics } = options;
   const now = (): number => options.now();
   const build = (scope: RequestScope, era: McpRequestContext["era"]): McpServerInstance =>
-    buildMcpServer({ ...scope, era, tools, logger, maxResponseBytes, version, now });
+    buildMcpServer({ ...scope, era, tools, logger, maxResponseBytes, version, now, ...(metrics ? { metrics } : {}) });
   const modern = createMcpHandler(
     ({ era, requestInfo }) => {
       const scope = requestInfo === undefined ? undefined : scopes.get(requestInfo);

@@ -65,7 +65,7 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false, clientIdMetadataDocuments: false }, embeddings: { enabled: false } });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false, clientIdMetadataDocuments: false }, embeddings: { enabled: false }, metrics: { enabled: false, path: "/metrics" } });
   assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
 });
 
@@ -269,4 +269,21 @@ test("a user's password is a bcrypt hash or a reference (env: or file:), never p
   assert.match(cut.message, /is not a whole bcrypt hash/);
   assert.ok(!cut.message.includes(hash.slice(7, 40)), "not even a broken hash is quoted");
   assert.match(configError("users:\n  - name: erin\n").message, /needs "tokens", "token_sha256" or \(for OAuth sign-in\) "password"/);
+});
+
+test("metrics: off unless enabled; path, a key reference and a listener are read, a literal key or a taken path is refused", () => {
+  assert.deepEqual(parseConfig("users: []\n").metrics, { enabled: false, path: "/metrics" });
+  const config = parseConfig("metrics:\n  enabled: true\n  path: /internal/metrics\n  key: env:METRICS_KEY\n  listen: 9464\n");
+  assert.deepEqual(config.metrics, { enabled: true, path: "/internal/metrics", key: "env:METRICS_KEY", listen: { host: "127.0.0.1", port: 9464 } });
+  assert.deepEqual(parseConfig('metrics:\n  listen: "0.0.0.0:9464"\n').metrics.listen, { host: "0.0.0.0", port: 9464 });
+  assert.deepEqual(parseConfig('metrics:\n  listen: "[::1]:9464"\n').metrics.listen, { host: "::1", port: 9464 });
+  const literal = configError("metrics:\n  enabled: true\n  key: my-literal-metrics-key-123\n");
+  assert.equal(literal.key, "metrics.key");
+  assert.equal(literal.line, 3);
+  assert.ok(!literal.message.includes("my-literal-metrics-key-123"));
+  for (const taken of ["/mcp", "/healthz", "/", "/.well-known/metrics", "/token", "metrics"]) {
+    assert.equal(configError(`metrics:\n  path: "${taken}"\n`).key, "metrics.path", taken);
+  }
+  assert.equal(configError("metrics:\n  listen: 70000\n").key, "metrics.listen");
+  assert.equal(configError("metrics:\n  port: 9464\n").key, "metrics.port");
 });

@@ -108,6 +108,13 @@ export class HashTable<T extends { expires_at: number }> {
     return dropped;
   }
 
+  /** Rows not yet expired at `now`. */
+  countLive(now: number): number {
+    let live = 0;
+    for (const row of this.rows.values()) if (row.expires_at > now) live += 1;
+    return live;
+  }
+
   entries(): Array<[string, T]> {
     return [...this.rows.entries()];
   }

@@ -111,6 +111,8 @@ export class OAuthService {
   private readonly persistence: OAuthPersistence | undefined;
   private readonly clock: () => number;
   private saving: Promise<void> = Promise.resolve();
+  /** Access tokens issued since this process started, for the metrics endpoint. */
+  private issuedSinceStart = 0;
 
   private constructor(options: OAuthServiceOptions) {
     this.crypto = options.crypto;
@@ -264,12 +266,18 @@ export class OAuthService {
     this.accessTokens.set(this.crypto.sha256Hex(access), { client_id: clientId, user, family, expires_at: now + ACCESS_TOKEN_TTL_MS, last_used: now });
     this.refreshTokens.set(this.crypto.sha256Hex(refresh), { client_id: clientId, user, family, expires_at: now + REFRESH_TOKEN_TTL_MS, last_used: now });
     this.clients.touch(clientId, now);
+    this.issuedSinceStart += 1;
     return {
       ok: true,
       client_id: clientId,
       user,
       tokens: { access_token: access, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_MS / 1000, refresh_token: refresh },
     };
+  }
+
+  /** Access tokens issued since start, and those valid now (counts only: no user, no client). */
+  tokenCounts(): { issued: number; active: number } {
+    return { issued: this.issuedSinceStart, active: this.accessTokens.countLive(this.clock()) };
   }
 
   /** Revokes every token of one client for one user; returns how many went. */

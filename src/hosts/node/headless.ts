@@ -6,7 +6,11 @@ import { OAuthService } from "../../auth/oauth/service";
 import { fetchMetadataDocument, MetadataDocumentCache } from "../../auth/oauth/metadata-document";
 import type { UserInfo } from "../../tools/types";
 import { FileOAuthPersistence } from "./oauth-state";
-import { PasswordChecker } from "../../auth/passwords";
+import { PasswordChecker, readPasswordReference } from "../../auth/passwords";
+import { hashToken } from "../../auth/tokens";
+import { Metrics } from "../../core/metrics";
+import { DEFAULT_METRICS_PATH, MetricsEndpoint, MIN_METRICS_KEY_LENGTH, startMetricsServer, type RunningMetricsServer } from "../../http/metrics";
+import { MetricsScrape } from "../../http/metrics-scrape";
 import { buildHealth } from "../../http/health";
 import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
@@ -16,6 +20,7 @@ import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
 import { ALL_TOOLS } from "../../tools/registry";
 import { NodeVaultHost, type EmbeddingSettings, type NodeVaultOptions } from "./host";
+import { setImmediateYielder } from "./services";
 import { PROTOCOL_VERSION, VERSION } from "./version";
 
 export interface HeadlessVault {
@@ -40,6 +45,19 @@ export interface HeadlessOptions {
   embeddings?: EmbeddingSettings;
   /** OAuth sign-in; absent, clients connect with pasted bearer tokens only. */
   oauth?: HeadlessOAuth;
+  /** The Prometheus endpoint; absent, it is off (nothing is counted and no path answers). */
+  metrics?: HeadlessMetrics;
+}
+
+export interface HeadlessMetrics {
+  /** Default /metrics. */
+  path?: string;
+  /** `env:NAME` or `file:/absolute/path` holding the key scrapers must send; absent, no key. */
+  key?: string;
+  /** A listener of its own (the main listener then has no metrics path); loopback unless chosen. */
+  listen?: { host: string; port: number };
+  /** How long vault gauges are reused between scrapes (tests set 0). */
+  vaultMaxAgeMs?: number;
 }
 
 export interface HeadlessOAuth {
@@ -85,6 +103,8 @@ export class HeadlessServer {
   private oauth: OAuthService | null = null;
   private readonly startedAt = Date.now();
   private readonly handleMcp: McpRequestHandler;
+  private readonly metrics: Metrics | null;
+  private metricsServer: RunningMetricsServer | null = null;
 
   constructor(options: HeadlessOptions) {
     this.options = options;
@@ -98,6 +118,7 @@ export class HeadlessServer {
     this.registry = new VaultRegistry(this.hosts.map((host) => host.engine));
     this.users = new UserStore(options.users);
     this.passwords = passwordsOf(options.users);
+    this.metrics = options.metrics ? new Metrics(ALL_TOOLS.map((tool) => tool.name)) : null;
     this.handleMcp = createMcpRequestHandler({
       tools: ALL_TOOLS,
       directoryFor: (user) => this.registry.forUser(user),
@@ -105,6 +126,7 @@ export class HeadlessServer {
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       version: VERSION,
       now: () => Date.now(),
+      ...(this.metrics ? { metrics: this.metrics } : {}),
     });
   }
 
@@ -122,6 +144,15 @@ export class HeadlessServer {
   get port(): number {
     if (!this.http) throw new Error("server not started");
     return this.http.port;
+  }
+
+  /** Where the metrics endpoint answers, or null when it is off (or its listener failed). */
+  get metricsUrl(): string | null {
+    const settings = this.options.metrics;
+    if (!settings || !this.http) return null;
+    const path = settings.path ?? DEFAULT_METRICS_PATH;
+    if (!settings.listen) return `${this.http.origin}${path}`;
+    return this.metricsServer ? `${this.metricsServer.origin}${path}` : null;
   }
 
   /** Swaps the user table atomically (SIGHUP reload); requests in flight keep the old one. */
@@ -143,6 +174,8 @@ export class HeadlessServer {
 
   /** Loads and reconciles every vault, then listens. */
   async start(): Promise<void> {
+    // Before any vault opens: a bad metrics key stops the start with nothing to close.
+    const metricsEndpoint = await this.metricsEndpoint();
     for (const host of this.hosts) await host.start();
     if (this.options.oauth) {
       this.oauth = await OAuthService.open({ crypto: nodeOAuthCrypto, logger: this.options.logger, persistence: new FileOAuthPersistence(this.options.dataDir) });
@@ -169,8 +202,61 @@ export class HeadlessServer {
       allowedOrigins: this.options.allowedOrigins,
       rateLimit: this.options.rateLimit ?? DEFAULT_RATE_LIMIT,
       ...(oauth ? { oauth } : {}),
+      ...(this.metrics ? { metrics: this.metrics } : {}),
+      ...(metricsEndpoint && !this.options.metrics?.listen ? { metricsEndpoint } : {}),
     });
+    const listen = this.options.metrics?.listen;
+    if (metricsEndpoint && listen) {
+      try {
+        this.metricsServer = await startMetricsServer({ host: listen.host, port: listen.port, endpoint: metricsEndpoint, logger: this.options.logger });
+      } catch (error) {
+        // The vaults are served either way; the log says why the numbers are not.
+        this.options.logger.log({ level: "error", event: "metrics_listener_failed", host: listen.host, port: listen.port, error: (error as NodeJS.ErrnoException).code ?? "unknown" });
+      }
+    }
     this.options.logger.log({ level: "info", event: "startup", vaults: this.hosts.length, url: this.http.url, version: VERSION });
+  }
+
+  /**
+   * The endpoint, its key checked now: a key that cannot be read or is too short stops the start
+   * rather than leaving the numbers open or every scrape refused.
+   */
+  private async metricsEndpoint(): Promise<MetricsEndpoint | null> {
+    const settings = this.options.metrics;
+    const metrics = this.metrics;
+    if (!settings || !metrics) return null;
+    const logger = this.options.logger;
+    const reference = settings.key;
+    if (reference !== undefined) {
+      const key = await readPasswordReference(reference);
+      if (key === null) throw new Error(`metrics.key names ${reference.startsWith("env:") ? `the environment variable ${reference.slice(4)}, which is not set` : "a file that cannot be read"}; set it, or remove metrics.key`);
+      if (key.length < MIN_METRICS_KEY_LENGTH) throw new Error(`the metrics key must be at least ${MIN_METRICS_KEY_LENGTH} characters long; generate one with \`openssl rand -hex 32\``);
+    } else if (!settings.listen) {
+      logger.log({ level: "warn", event: "metrics_unprotected", path: settings.path ?? DEFAULT_METRICS_PATH, hint: "anyone who reaches the MCP port can read the counts: set metrics.key, or metrics.listen for a listener of its own" });
+    }
+    const scrape = new MetricsScrape({
+      metrics,
+      version: VERSION,
+      engines: () => this.hosts.map((host) => host.engine),
+      ...(this.oauth ? { oauth: () => this.oauth?.tokenCounts() ?? { issued: 0, active: 0 } } : {}),
+      yielder: setImmediateYielder,
+      now: () => Date.now(),
+      logger,
+      ...(settings.vaultMaxAgeMs !== undefined ? { maxAgeMs: settings.vaultMaxAgeMs } : {}),
+    });
+    return new MetricsEndpoint({
+      path: settings.path ?? DEFAULT_METRICS_PATH,
+      render: () => scrape.render(),
+      logger,
+      ...(reference !== undefined
+        ? {
+            keyHash: async () => {
+              const key = await readPasswordReference(reference);
+              return key === null || key.length < MIN_METRICS_KEY_LENGTH ? null : hashToken(key);
+            },
+          }
+        : {}),
+    });
   }
 
   private health(): Record<string, unknown> {
@@ -181,6 +267,8 @@ export class HeadlessServer {
   async stop(): Promise<void> {
     await this.http?.close();
     this.http = null;
+    await this.metricsServer?.close();
+    this.metricsServer = null;
     await this.oauth?.save();
     for (const host of this.hosts) await host.stop();
     this.options.logger.log({ level: "info", event: "shutdown" });

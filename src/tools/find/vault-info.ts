@@ -1,7 +1,7 @@
 // vault_list and vault_stats: what is served and how big it is.
 import type { LinkMap } from "../../core/ports";
 import { vaultFolderMissing } from "../../core/vault/directory";
-import type { VaultEngine, VaultView } from "../../core/vault/types";
+import type { FileRecord, VaultView } from "../../core/vault/types";
 import { iso, vaultField } from "../common";
 import { object } from "../schema";
 import { READ_ONLY, defineTool } from "../types";
@@ -65,54 +65,84 @@ export function isOrphan(engine: VaultView, path: string, resolved: LinkMap = en
   return !linksElsewhere && !linkedFromElsewhere;
 }
 
-export function computeStats(engine: VaultEngine): VaultStats {
-  const files = engine.files();
-  const resolved = engine.metadata().resolvedLinks();
-  const unresolved = engine.metadata().unresolvedLinks();
-  const tagCounts = new Map<string, number>();
-  let notes = 0;
-  let words = 0;
-  let bytes = 0;
-  let openTasks = 0;
-  let lastModified = 0;
-  let orphans = 0;
-  let links = 0;
-  let broken = 0;
-  for (const file of files) {
-    bytes += file.size;
-    lastModified = Math.max(lastModified, file.mtime);
-    if (!file.isNote) continue;
-    notes += 1;
-    const facts = engine.noteFacts(file.path);
-    if (facts) {
-      words += facts.words;
-      openTasks += facts.tasks.filter((task) => !task.done).length;
-      for (const tag of facts.tags) tagCounts.set(tag, (tagCounts.get(tag) ?? 0) + 1);
-    }
-    const out = resolved[file.path] ?? {};
-    const outgoing = Object.values(out).reduce((sum, count) => sum + count, 0);
-    const missing = Object.values(unresolved[file.path] ?? {}).reduce((sum, count) => sum + count, 0);
-    links += outgoing + missing;
-    broken += missing;
-    if (isOrphan(engine, file.path, resolved)) orphans += 1;
+/** vault_stats' counts, added up one file at a time so a long vault can be counted in slices. */
+class StatsTally {
+  private readonly resolved: LinkMap;
+  private readonly unresolved: LinkMap;
+  private readonly tagCounts = new Map<string, number>();
+  private files = 0;
+  private notes = 0;
+  private words = 0;
+  private bytes = 0;
+  private openTasks = 0;
+  private lastModified = 0;
+  private orphans = 0;
+  private links = 0;
+  private broken = 0;
+
+  constructor(private readonly engine: VaultView) {
+    this.resolved = engine.metadata().resolvedLinks();
+    this.unresolved = engine.metadata().unresolvedLinks();
   }
-  const top = [...tagCounts.entries()]
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .slice(0, 10)
-    .map(([tag, count]) => ({ tag, count }));
-  return {
-    notes,
-    attachments: files.length - notes,
-    words,
-    bytes,
-    tags: tagCounts.size,
-    links,
-    broken_links: broken,
-    orphans,
-    open_tasks: openTasks,
-    last_modified: lastModified > 0 ? iso(lastModified) : null,
-    top_tags: top,
-  };
+
+  add(file: FileRecord): void {
+    this.files += 1;
+    this.bytes += file.size;
+    this.lastModified = Math.max(this.lastModified, file.mtime);
+    if (!file.isNote) return;
+    this.notes += 1;
+    const facts = this.engine.noteFacts(file.path);
+    if (facts) {
+      this.words += facts.words;
+      this.openTasks += facts.tasks.filter((task) => !task.done).length;
+      for (const tag of facts.tags) this.tagCounts.set(tag, (this.tagCounts.get(tag) ?? 0) + 1);
+    }
+    const outgoing = Object.values(this.resolved[file.path] ?? {}).reduce((sum, count) => sum + count, 0);
+    const missing = Object.values(this.unresolved[file.path] ?? {}).reduce((sum, count) => sum + count, 0);
+    this.links += outgoing + missing;
+    this.broken += missing;
+    if (isOrphan(this.engine, file.path, this.resolved)) this.orphans += 1;
+  }
+
+  result(): VaultStats {
+    const top = [...this.tagCounts.entries()]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 10)
+      .map(([tag, count]) => ({ tag, count }));
+    return {
+      notes: this.notes,
+      attachments: this.files - this.notes,
+      words: this.words,
+      bytes: this.bytes,
+      tags: this.tagCounts.size,
+      links: this.links,
+      broken_links: this.broken,
+      orphans: this.orphans,
+      open_tasks: this.openTasks,
+      last_modified: this.lastModified > 0 ? iso(this.lastModified) : null,
+      top_tags: top,
+    };
+  }
+}
+
+export function computeStats(engine: VaultView): VaultStats {
+  const tally = new StatsTally(engine);
+  for (const file of engine.files()) tally.add(file);
+  return tally.result();
+}
+
+/**
+ * The same counts, with `pause` called between files so a large vault does not hold the event loop
+ * (the metrics endpoint reads them at every scrape). Files changed meanwhile may be counted as they
+ * were or as they are: a gauge, not a transaction.
+ */
+export async function computeStatsInSlices(engine: VaultView, pause: () => Promise<void>): Promise<VaultStats> {
+  const tally = new StatsTally(engine);
+  for (const file of engine.files()) {
+    tally.add(file);
+    await pause();
+  }
+  return tally.result();
 }
 
 export const vaultStats = defineTool({
