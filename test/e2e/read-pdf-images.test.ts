@@ -45,7 +45,8 @@ function gradient(width: number, height: number): Uint8Array {
 }
 
 before(async () => {
-  server = await startTestServer({ fixture: EDGE_VAULT, name: "edge" });
+  // The liveness test reads in a tight loop for as long as the slow PDF takes; the default rate limit would answer 429.
+  server = await startTestServer({ fixture: EDGE_VAULT, name: "edge", extra: { rateLimit: { perMinute: 1_000_000, burst: 100_000 } } });
   const dir = server.vault.dir;
   copyFileSync(path.join(fixtures, "chromium-print.pdf"), path.join(dir, "Attachments/field-notes.pdf"));
   copyFileSync(path.join(fixtures, "chromium-shot.jpg"), path.join(dir, "Attachments/shot.jpg"));

@@ -91,6 +91,7 @@ const CASES: Record<string, Case> = {
   },
   attachment_put: () =>
     replaces("Attachments/diagram.png", "attachment_put", { path: "Attachments/diagram.png", data_base64: Buffer.from(`png ${MARKER}`).toString("base64"), overwrite: true }),
+  canvas_edit: () => replaces("board.canvas", "canvas_edit", { path: "board.canvas", action: "change_node", id: "n1", fields: { text: `Card ${MARKER}` } }),
   vault_create: async () => {
     await neverOverwrites("vault_create", { layout: "wiki-raw" }, "INSTRUCTIONS.md");
     await neverOverwrites("vault_create", { layout: "wiki-raw" }, "wiki/index.md");
@@ -114,6 +115,7 @@ test("write tools never log note text or secrets, refusals included", async () =
     ["note_write", { path: "wiki/index.md", content: MARKER, content_hash: "0".repeat(32) }],
     ["capture", { text: `secret ${SECRET}` }],
     ["journal", { date: "2026-01-07", append: `${MARKER} ${SECRET}` }],
+    ["canvas_edit", { path: "board.canvas", action: "change_node", id: `missing ${MARKER}`, fields: { text: `${MARKER} ${SECRET}` } }],
   ];
   for (const [name, args] of refusals) {
     const result = await server.call(name, args);
