@@ -3,7 +3,7 @@
 // without a type, a formula or summary used but never defined) listed as problems.
 import { isAlias, isMap, isSeq, parseDocument } from "yaml";
 import { ToolError } from "../errors";
-import type { FormatReader, FormatRequest, FormatResult } from "./registry";
+import { lineColumn, type FormatReader, type FormatRequest, type FormatResult } from "./registry";
 
 /** Bases are written by hand or by the app: far below this. Larger YAML is not parsed (SPEC §15). */
 export const MAX_BASE_BYTES = 256 * 1024;
@@ -17,18 +17,6 @@ const decoder = new TextDecoder("utf-8");
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  }
-  return { line, column: offset - start + 1 };
 }
 
 function countAliases(root: unknown): number {

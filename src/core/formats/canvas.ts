@@ -3,7 +3,7 @@
 // changed in place of their parsed JSON, so fields this code does not know (other apps' extensions)
 // and the order of keys survive an edit.
 import { ToolError } from "../errors";
-import type { FormatReader, FormatRequest, FormatResult } from "./registry";
+import { largestFitting, type FormatReader, type FormatRequest, type FormatResult } from "./registry";
 
 type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
@@ -352,18 +352,7 @@ function readCanvas(request: FormatRequest): FormatResult {
   };
   const full = build(window.length);
   if (request.fits(full.body)) return full;
-  let low = 1;
-  let high = window.length - 1;
-  let best: FormatResult | undefined;
-  while (low <= high) {
-    const middle = Math.floor((low + high) / 2);
-    const attempt = build(middle);
-    if (request.fits(attempt.body)) {
-      best = attempt;
-      low = middle + 1;
-    } else high = middle - 1;
-  }
-  return best ?? build(Math.min(1, window.length));
+  return largestFitting(request, window.length, build, () => build(Math.min(1, window.length)));
 }
 
 export const canvasReader: FormatReader = {

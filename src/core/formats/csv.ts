@@ -3,7 +3,7 @@
 // keeps the byte where the next row starts, so continuing a large file does not parse it again from the top.
 import { ToolError } from "../errors";
 import { utf8Length } from "../notes/window";
-import type { FormatReader, FormatRequest, FormatResult } from "./registry";
+import { largestFitting, type FormatReader, type FormatRequest, type FormatResult } from "./registry";
 
 /** Up to this size every row is parsed to give total_rows; a larger file is counted only as far as read. */
 const COUNT_ALL_BYTES = 8 * 1024 * 1024;
@@ -169,18 +169,7 @@ function readCsv(request: FormatRequest): FormatResult {
   };
   const full = build(rows.length, false);
   if (request.fits(full.body)) return full;
-  let low = 1;
-  let high = rows.length - 1;
-  let best: FormatResult | undefined;
-  while (low <= high) {
-    const middle = Math.floor((low + high) / 2);
-    const attempt = build(middle, true);
-    if (request.fits(attempt.body)) {
-      best = attempt;
-      low = middle + 1;
-    } else high = middle - 1;
-  }
-  return best ?? build(1, true);
+  return largestFitting(request, rows.length, (middle) => build(middle, true), () => build(1, true));
 }
 
 export const csvReader: FormatReader = {

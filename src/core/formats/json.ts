@@ -3,7 +3,7 @@
 // summarised (type, size, keys, and the pointer that reads them), with a cursor to the next children.
 import { ToolError } from "../errors";
 import { utf8Length } from "../notes/window";
-import type { FormatReader, FormatRequest, FormatResult } from "./registry";
+import { largestFitting, lineColumn, type FormatReader, type FormatRequest, type FormatResult } from "./registry";
 
 const decoder = new TextDecoder("utf-8");
 const MAX_SHOWN_KEYS = 12;
@@ -77,19 +77,6 @@ export function resolvePointer(path: string, root: Json, tokens: readonly string
     } else throw missing(path, tokens, depth, value);
   }
   return value;
-}
-
-/** Line and column (1-based) of a character offset. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      start = i + 1;
-    }
-  }
-  return { line, column: offset - start + 1 };
 }
 
 export function parseJson(path: string, text: string): Json {
@@ -339,18 +326,7 @@ function readJson(request: FormatRequest, format: "json" | "har"): FormatResult 
   };
   const full = build(children.length);
   if (request.fits(full.body)) return full;
-  let low = 1;
-  let high = children.length - 1;
-  let best: FormatResult | undefined;
-  while (low <= high) {
-    const middle = Math.floor((low + high) / 2);
-    const attempt = build(middle);
-    if (request.fits(attempt.body)) {
-      best = attempt;
-      low = middle + 1;
-    } else high = middle - 1;
-  }
-  return best ?? build(Math.min(1, children.length));
+  return largestFitting(request, children.length, (middle) => build(middle), () => build(Math.min(1, children.length)));
 }
 
 export const jsonReader: FormatReader = {

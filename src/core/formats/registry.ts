@@ -110,6 +110,39 @@ export class FormatRegistry {
   }
 }
 
+/**
+ * The result for the largest count from 1 to `tooMany - 1` whose body fits the response limit, found by
+ * bisection (a larger count never makes a smaller body), or `leastResult` when not even one fits: a
+ * reader answers with something rather than nothing, and the cursor continues from there.
+ */
+export function largestFitting(request: Pick<FormatRequest, "fits">, tooMany: number, build: (count: number) => FormatResult, leastResult: () => FormatResult): FormatResult {
+  let low = 1;
+  let high = tooMany - 1;
+  let best: FormatResult | undefined;
+  while (low <= high) {
+    const middle = Math.floor((low + high) / 2);
+    const attempt = build(middle);
+    if (request.fits(attempt.body)) {
+      best = attempt;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return best ?? leastResult();
+}
+
+/** Line and column (1-based) of a character offset, for parse errors a person can find. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return { line, column: offset - start + 1 };
+}
+
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /** Bytes as standard padded base64, without Buffer (core runs in Obsidian too). */

@@ -3,7 +3,7 @@
 // character boundary and the next window carries on inside it).
 import { ToolError } from "../errors";
 import { readWindow } from "../notes/window";
-import type { FormatReader, FormatRequest, FormatResult } from "./registry";
+import { largestFitting, type FormatReader, type FormatRequest, type FormatResult } from "./registry";
 
 const NEWLINE = 0x0a;
 /** How far back a byte_offset is moved to reach its line's start; a longer line is entered mid-way. */
@@ -115,18 +115,12 @@ export function textWindowResult(request: FormatRequest, format: string): Format
   const full = build(lineWindow(bytes, start, args.max_bytes), false);
   if (request.fits(full.body)) return full;
   // The longest window under max_bytes whose answer fits.
-  let best: FormatResult | undefined;
-  let low = 1;
-  let high = Math.min(args.max_bytes, bytes.length - start) - 1;
-  while (low <= high) {
-    const middle = Math.floor((low + high) / 2);
-    const attempt = build(lineWindow(bytes, start, Math.max(4, middle)), true);
-    if (request.fits(attempt.body)) {
-      best = attempt;
-      low = middle + 1;
-    } else high = middle - 1;
-  }
-  return best ?? build(lineWindow(bytes, start, 4), true);
+  return largestFitting(
+    request,
+    Math.min(args.max_bytes, bytes.length - start),
+    (middle) => build(lineWindow(bytes, start, Math.max(4, middle)), true),
+    () => build(lineWindow(bytes, start, 4), true),
+  );
 }
 
 export const textReader: FormatReader = {
