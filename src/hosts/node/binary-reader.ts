@@ -1,13 +1,12 @@
 // The Node host's reader of PDFs and images: worker threads (binary-worker.ts) do the parsing, each job
 // under a time limit and a heap limit, so a PDF bomb costs a worker, stopped and replaced, and the
 // engine's thread keeps answering meanwhile. Images already within the limits never leave this thread.
-import { existsSync } from "node:fs";
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ToolError } from "../../core/errors";
 import type { BinaryReaderPort, PdfPagesRequest } from "../../core/formats/binary";
 import { DEFAULT_IMAGE_LIMITS, unchangedImage, type ImageLimits, type PreparedImage } from "../../core/formats/image-info";
 import { deserializeToolError, type PdfText, type SerializedToolError } from "../../core/formats/pdf";
+import { workerEntry } from "./worker-entry";
 
 export type BinaryJob =
   | { id: number; kind: "pdf"; bytes: Uint8Array; path: string; request: PdfPagesRequest }
@@ -29,20 +28,6 @@ export const BINARY_WORKER_HEAP_MB = 512;
 const MAX_WORKERS = 2;
 /** An idle worker is kept this long for the next job: starting one loads pdf.js again. */
 const IDLE_MS = 30_000;
-
-function workerEntry(): { file: string; eval: boolean } | null {
-  const bundled = path.join(__dirname, "binary-worker.js");
-  if (existsSync(bundled)) return { file: bundled, eval: false };
-  const source = path.join(__dirname, "binary-worker.ts");
-  if (!__filename.endsWith(".ts") || !existsSync(source)) return null;
-  let register: string;
-  try {
-    register = require.resolve("tsx/cjs/api");
-  } catch {
-    return null;
-  }
-  return { file: `require(${JSON.stringify(register)}).register(); require(${JSON.stringify(source)});`, eval: true };
-}
 
 interface Slot {
   worker: Worker;
@@ -70,7 +55,7 @@ export class WorkerBinaryReader implements BinaryReaderPort {
   }
 
   static available(): boolean {
-    return workerEntry() !== null;
+    return workerEntry("binary-worker") !== null;
   }
 
   async pdfText(bytes: Uint8Array, filePath: string, request: PdfPagesRequest): Promise<PdfText> {
@@ -101,7 +86,7 @@ export class WorkerBinaryReader implements BinaryReaderPort {
   }
 
   private start(): Slot {
-    const entry = workerEntry();
+    const entry = workerEntry("binary-worker");
     if (!entry) throw new ToolError("unavailable", "PDF and image reading needs the binary worker, which is not built here; run npm run build.");
     const worker = new Worker(entry.file, {
       eval: entry.eval,

@@ -1,12 +1,12 @@
 // The Node host's bulk ingest: worker threads read, parse and tokenize the files of a large build
 // (ingest-worker.ts) while the engine's thread only appends their batches to the index. On two cores
 // that halves a cold build; the engine's thread stays free to answer meanwhile.
-import { existsSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { BulkIngestPort, FileStat, IngestedBatch, IngestedFile, Logger } from "../../core/ports";
 import type { IndexBatch } from "../../core/search/index-builder";
+import { workerEntry } from "./worker-entry";
 
 /** Files per job: a batch large enough to append each term's postings a run at a time. */
 const JOB_FILES = 256;
@@ -22,25 +22,6 @@ export interface IngestJob {
 }
 
 export type WorkerReply = { job: number; files: IngestedFile[]; index: IndexBatch } | { job: number; error: string };
-
-/**
- * How a worker thread is started: from the bundle beside this one (dist/, or the bench's), or from
- * the TypeScript source through tsx where the sources run directly (tests). Null when neither is
- * there: the engine then ingests in its own thread.
- */
-function workerEntry(): { file: string; eval: boolean } | null {
-  const bundled = path.join(__dirname, "ingest-worker.js");
-  if (existsSync(bundled)) return { file: bundled, eval: false };
-  const source = path.join(__dirname, "ingest-worker.ts");
-  if (!__filename.endsWith(".ts") || !existsSync(source)) return null;
-  let register: string;
-  try {
-    register = require.resolve("tsx/cjs/api");
-  } catch {
-    return null;
-  }
-  return { file: `require(${JSON.stringify(register)}).register(); require(${JSON.stringify(source)});`, eval: true };
-}
 
 export class WorkerBulkIngest implements BulkIngestPort {
   private readonly root: string;
@@ -62,11 +43,11 @@ export class WorkerBulkIngest implements BulkIngestPort {
 
   /** Null when no worker can be started here. */
   static available(): boolean {
-    return workerEntry() !== null;
+    return workerEntry("ingest-worker") !== null;
   }
 
   async ingest(files: readonly FileStat[], onBatch: (batch: IngestedBatch) => Promise<void>): Promise<void> {
-    const entry = workerEntry();
+    const entry = workerEntry("ingest-worker");
     if (!entry) throw new Error("The ingest worker is not built; run npm run build.");
     const jobs: string[][] = [];
     for (let at = 0; at < files.length; at += JOB_FILES) jobs.push(files.slice(at, at + JOB_FILES).map((file) => file.path));
