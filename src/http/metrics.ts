@@ -27,9 +27,12 @@ export interface MetricsRoute {
   /**
    * The SHA-256 (hex) of the key a scraper must present, read on every request so a changed key
    * needs no restart; null when a key is configured but cannot be read now (every scrape is
-   * refused). Absent: no key.
+   * refused); undefined when no key is set now (the plugin's key is generated and removed while it
+   * runs). Absent: no key.
    */
-  keyHash?(): Promise<string | null>;
+  keyHash?(): Promise<string | null | undefined>;
+  /** Where the scraper finds the key, for the refusal; default: the headless server's config file. */
+  keyHelp?: string;
   /** The exposition text. */
   render(): Promise<string>;
   logger: Logger;
@@ -66,8 +69,7 @@ function presentedKey(req: IncomingMessage): string | undefined {
   return apiKey ? apiKey : undefined;
 }
 
-const KEY_HELP =
-  "Send the metrics key as Authorization: Bearer <key> or X-API-Key: <key>. It is the value metrics.key names in the headless server's config file.";
+const KEY_HELP = "It is the value metrics.key names in the headless server's config file.";
 
 export class MetricsEndpoint {
   private readonly limiter = new RateLimiter(METRICS_RATE_LIMIT);
@@ -86,16 +88,21 @@ export class MetricsEndpoint {
       this.route.logger.log({ level: "warn", event: "metrics_rate_limited", retry_after_s: verdict.retryAfterSeconds });
       return sendJson(res, 429, { error: "rate_limited", error_description: `Too many scrapes; retry after ${verdict.retryAfterSeconds} s.` }, { "Retry-After": String(verdict.retryAfterSeconds) });
     }
-    if (this.route.keyHash && !(await this.keyMatches(req))) {
-      return sendJson(res, 401, { error: "invalid_key", error_description: `A valid metrics key is required. ${KEY_HELP}` }, { "WWW-Authenticate": 'Bearer realm="metrics"' });
+    const expected = this.route.keyHash ? await this.route.keyHash() : undefined;
+    if (expected !== undefined && !this.keyMatches(req, expected)) {
+      return sendJson(
+        res,
+        401,
+        { error: "invalid_key", error_description: `A valid metrics key is required. Send it as Authorization: Bearer <key> or X-API-Key: <key>. ${this.route.keyHelp ?? KEY_HELP}` },
+        { "WWW-Authenticate": 'Bearer realm="metrics"' },
+      );
     }
     const text = await this.route.render();
     res.writeHead(200, { "Content-Type": METRICS_CONTENT_TYPE, "Content-Length": String(Buffer.byteLength(text)) });
     res.end(req.method === "HEAD" ? undefined : text);
   }
 
-  private async keyMatches(req: IncomingMessage): Promise<boolean> {
-    const expected = (await this.route.keyHash?.()) ?? null;
+  private keyMatches(req: IncomingMessage, expected: string | null): boolean {
     if (expected === null) this.route.logger.log({ level: "error", event: "metrics_key_unavailable" });
     const presented = presentedKey(req);
     // Hashes of equal length are compared whatever was sent, so the time taken tells nothing.

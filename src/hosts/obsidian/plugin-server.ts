@@ -8,7 +8,10 @@ import { UserStore } from "../../auth/users";
 import type { Clock, Hasher, Yielder } from "../../core/ports";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { ReconcileReport } from "../../core/vault/engine";
+import { Metrics } from "../../core/metrics";
 import { buildHealth } from "../../http/health";
+import { DEFAULT_METRICS_PATH, MetricsEndpoint } from "../../http/metrics";
+import { MetricsScrape } from "../../http/metrics-scrape";
 import type { ApprovalHost } from "../../http/oauth-approval";
 import { startHttpServer, type RunningHttpServer } from "../../http/server";
 import { PROTOCOL_VERSION } from "../../mcp/server";
@@ -60,12 +63,33 @@ export class PluginServer {
   private stateListeners = new Set<(state: ServerState) => void>();
   private current: ServerState = { kind: "stopped" };
   readonly tools: readonly AnyToolDefinition[];
+  /** Counted whether or not the endpoint is on, so turning it on needs no restart. */
+  private readonly metrics: Metrics;
+  private readonly metricsEndpoint: MetricsEndpoint;
 
   constructor(options: PluginServerOptions) {
     this.options = options;
     this.metadata = new MetadataWaiter(options.app);
     this.users = new UserStore(options.settings().users);
     this.tools = [...ALL_TOOLS, ...hostTools({ app: options.app, scopeOf: (name) => this.host(name)?.scope })];
+    this.metrics = new Metrics(this.tools.map((tool) => tool.name));
+    const scrape = new MetricsScrape({
+      metrics: this.metrics,
+      version: options.version,
+      engines: () => this.hosts.map((host) => host.engine),
+      oauth: () => (options.settings().oauth.enabled ? (options.oauth?.service.tokenCounts() ?? { issued: 0, active: 0 }) : { issued: 0, active: 0 }),
+      yielder: options.yielder,
+      now: () => options.clock.now(),
+      logger: options.logger,
+    });
+    this.metricsEndpoint = new MetricsEndpoint({
+      path: DEFAULT_METRICS_PATH,
+      enabled: () => options.settings().metrics.enabled,
+      keyHash: () => Promise.resolve(options.settings().metrics.keyHash ?? undefined),
+      keyHelp: "Generate one in Obsidian under Settings → Second Brain MCP → Metrics.",
+      render: () => scrape.render(),
+      logger: options.logger,
+    });
   }
 
   get state(): ServerState {
@@ -161,6 +185,7 @@ export class PluginServer {
       maxResponseBytes: settings.limits.maxResponseBytes,
       version: this.options.version,
       now: () => this.options.clock.now(),
+      metrics: this.metrics,
     });
     for (let attempt = 1; ; attempt++) {
       try {
@@ -175,6 +200,8 @@ export class PluginServer {
           logger: this.options.logger,
           rateLimit: { perMinute: settings.limits.rateLimitPerMinute, burst: settings.limits.rateLimitBurst },
           drainMs: 2000,
+          metrics: this.metrics,
+          metricsEndpoint: this.metricsEndpoint,
           ...(settings.oauth.enabled && this.options.oauth
             ? {
                 oauth: {

@@ -8,6 +8,7 @@ import { generateToken, hashToken } from "../../auth/tokens";
 import { VAULT_NAME } from "../../core/vault/directory";
 import { CLIENT_KINDS, CLIENT_LABELS, clientConfig } from "../../mcp/client-config";
 import { TOOL_GROUPS } from "../../tools/types";
+import { DEFAULT_METRICS_PATH } from "../../http/metrics";
 import { copyToClipboard } from "./clipboard";
 import { describeState } from "./info-modal";
 import type { ServerState } from "./plugin-server";
@@ -51,6 +52,8 @@ export class SecondBrainSettingTab extends PluginSettingTab {
   private newVaultName = "";
   private newVaultFolder = "";
   private statusEl: HTMLElement | null = null;
+  /** The metrics key generated in this visit of the tab; never saved, forgotten on leaving. */
+  private freshMetricsKey: string | null = null;
 
   constructor(app: App, plugin: Plugin, controls: PluginControls) {
     super(app, plugin);
@@ -76,6 +79,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     this.renderSemantic(containerEl);
     this.renderLimits(containerEl);
     this.renderAudit(containerEl);
+    this.renderMetrics(containerEl);
   }
 
   override hide(): void {
@@ -83,6 +87,7 @@ export class SecondBrainSettingTab extends PluginSettingTab {
     this.unsubscribe = null;
     // "Shown once": leaving the tab forgets the plaintext of new tokens.
     this.controls.freshTokens.clear();
+    this.freshMetricsKey = null;
   }
 
   private get settings(): PluginSettings {
@@ -626,5 +631,57 @@ export class SecondBrainSettingTab extends PluginSettingTab {
           })();
         });
       });
+  }
+
+  private renderMetrics(containerEl: HTMLElement): void {
+    new Setting(containerEl).setName("Metrics").setHeading();
+    const metrics = this.settings.metrics;
+    new Setting(containerEl)
+      .setName("Prometheus endpoint")
+      .setDesc(`Counts of tool calls, requests and each vault's notes, links and tasks at ${this.controls.endpoint().replace(/\/mcp$/, DEFAULT_METRICS_PATH)}. Vaults are labelled by position, never by name; no note, path or user appears.`)
+      .addToggle((toggle) =>
+        toggle.setValue(metrics.enabled).onChange(async (enabled) => {
+          metrics.enabled = enabled;
+          await this.controls.saveSettings();
+        }),
+      );
+    new Setting(containerEl)
+      .setName("Metrics key")
+      .setDesc(metrics.keyHash === null ? "None: anyone who reaches the server's port can read the counts." : "Set: scrapers send it as Authorization: Bearer <key>. Only its hash is kept.")
+      .addButton((button) =>
+        button.setButtonText("Generate key").onClick(async () => {
+          const key = generateToken();
+          metrics.keyHash = hashToken(key);
+          this.freshMetricsKey = key;
+          await this.controls.saveSettings();
+          this.render();
+        }),
+      )
+      .addButton((button) =>
+        button
+          .setButtonText("Remove key")
+          .setClass("mod-warning")
+          .setDisabled(metrics.keyHash === null)
+          .onClick(async () => {
+            metrics.keyHash = null;
+            this.freshMetricsKey = null;
+            await this.controls.saveSettings();
+            this.render();
+          }),
+      );
+    const fresh = this.freshMetricsKey;
+    if (fresh !== null) {
+      const box = containerEl.createDiv({ cls: "secondbrain-token" });
+      box.createDiv({ cls: "secondbrain-token-warning", text: "Metrics key. Copy it now: it is not shown again." });
+      box.createEl("code", { cls: "secondbrain-token-value secondbrain-metrics-key", text: fresh });
+      new Setting(box).addButton((button) =>
+        button
+          .setButtonText("Copy key")
+          .setCta()
+          .onClick(async () => {
+            await copyToClipboard(fresh, "the metrics key");
+          }),
+      );
+    }
   }
 }

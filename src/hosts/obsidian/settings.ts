@@ -50,6 +50,11 @@ export interface PluginSettings {
   oauth: { enabled: boolean; user: string | null; approvalSeconds: number };
   /** Semantic search through an OpenAI-compatible endpoint; the API key lives in Obsidian's secret storage, not here. */
   embeddings: EmbeddingSettings;
+  /**
+   * The Prometheus endpoint at /metrics on the plugin's server: off unless turned on. The key is
+   * generated in the settings tab and kept only as its SHA-256; null: no key.
+   */
+  metrics: { enabled: boolean; keyHash: string | null };
 }
 
 export const DEFAULT_APPROVAL_SECONDS = 300;
@@ -104,6 +109,7 @@ export function defaultSettings(): PluginSettings {
       timeoutMs: DEFAULT_TIMEOUT_MS,
       requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE,
     },
+    metrics: { enabled: false, keyHash: null },
   };
 }
 
@@ -217,6 +223,12 @@ export function readSettings(data: unknown): PluginSettings {
     batchSize: intOr(embeddings.batchSize, DEFAULT_BATCH_SIZE, 1, 2048),
     timeoutMs: intOr(embeddings.timeoutMs, DEFAULT_TIMEOUT_MS, 100, 600_000),
     requestsPerMinute: intOr(embeddings.requestsPerMinute, DEFAULT_REQUESTS_PER_MINUTE, 1, 1_000_000),
+  };
+  const metrics = isObject(data.metrics) ? data.metrics : {};
+  settings.metrics = {
+    enabled: boolOr(metrics.enabled, false),
+    // A hand-edited hash that is not one is kept: it matches no key, so the numbers stay closed.
+    keyHash: typeof metrics.keyHash === "string" && metrics.keyHash !== "" ? metrics.keyHash : null,
   };
   return settings;
 }

@@ -97,3 +97,11 @@ test("semantic search is off by default; its settings read back, a URL with cred
   assert.deepEqual(bad, { ...defaultSettings().embeddings, enabled: true });
   assert.ok(!JSON.stringify(bad).includes("sk-x"), "an API key in data.json is not read into the settings");
 });
+
+test("metrics are off by default with no key; a saved key hash reads back, a hand-edited one that is no hash is kept so it matches no key", () => {
+  assert.deepEqual(defaultSettings().metrics, { enabled: false, keyHash: null });
+  const hash = hashToken("sbm_metrics");
+  assert.deepEqual(readSettings({ metrics: { enabled: true, keyHash: hash } }).metrics, { enabled: true, keyHash: hash });
+  assert.deepEqual(readSettings({ metrics: { enabled: "yes", keyHash: 5 } }).metrics, { enabled: false, keyHash: null });
+  assert.equal(readSettings({ metrics: { enabled: true, keyHash: "typo" } }).metrics.keyHash, "typo");
+});
