@@ -7,7 +7,6 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import path from "node:path";
 import { hashToken, generateToken } from "../../src/auth/tokens";
 import { defaultUser } from "../../src/auth/users";
-import { FORMATS } from "../../src/core/formats";
 import { callTool, startTestServer, type TestServer, type ToolCallResult } from "../support/server";
 import { EDGE_VAULT, HELP_VAULT, tempVault, type TempVault } from "../support/vaults";
 
@@ -95,9 +94,9 @@ function populate(dir: string): void {
   writeFileSync(path.join(dir, "data/broken.base"), "views:\n  - type: table\n   name: x\n");
 }
 
-function errorOf(result: ToolCallResult): { code: string; message: string } {
+function errorOf(result: ToolCallResult): { code: string; message: string } & Record<string, unknown> {
   assert.equal(result.isError, true, result.text);
-  return result.structured.error as { code: string; message: string };
+  return result.structured.error as { code: string; message: string } & Record<string, unknown>;
 }
 
 before(async () => {
@@ -107,6 +106,7 @@ before(async () => {
   writeFileSync(path.join(vault.dir, "logs/notes.txt"), "first line\nsecond line\n");
   writeFileSync(path.join(vault.dir, "logs/blob.bin"), new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2, 3]));
   writeFileSync(path.join(vault.dir, "Attachments/scan.pdf"), "%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n");
+  writeFileSync(path.join(vault.dir, "Attachments/scan.bmp"), Buffer.from([0x42, 0x4d, 0x1e, 0, 0, 0, 0, 0, 0, 0, 0x1a, 0, 0, 0]));
   writeFileSync(path.join(other.dir, "secret.log"), "other vault only\n");
   symlinkSync(path.join(other.dir, "secret.log"), path.join(vault.dir, "logs/escape.log"));
   // Every call goes through the scoped, read-only user, which sees the vault edge only.
@@ -231,11 +231,11 @@ describe("attachment_read: text and logs", () => {
     assert.equal(text.structured.content, "first line\nsecond line\n");
   });
 
-  test("a PDF, until a PDF reader is registered, is refused by name and says attachment_read will read it", { skip: FORMATS.reader("pdf") !== undefined }, async () => {
-    const refused = errorOf(await read({ path: "Attachments/scan.pdf" }));
+  test("an image format without a reader (BMP) is refused by name, saying which images can be read", async () => {
+    const refused = errorOf(await read({ path: "Attachments/scan.bmp" }));
     assert.equal(refused.code, "unsupported");
-    assert.match(refused.message, /PDF file/);
-    assert.match(refused.message, /attachment_read reads PDF files once/);
+    assert.match(refused.message, /is a BMP image file, which attachment_read cannot read \(it reads PNG, JPEG, GIF and WebP images\)/);
+    assert.equal(refused.format, "BMP image");
   });
 
   test("note_read of an attachment points to attachment_read", async () => {

@@ -16,10 +16,10 @@ export const FORMATS = new FormatRegistry(FORMAT_READERS);
  * than sniffed. Once a reader takes an extension, the registry answers first.
  */
 export const PENDING_FORMATS: Readonly<Record<string, string>> = {
-  bmp: "image",
-  avif: "image",
-  heic: "image",
-  tif: "image",
-  tiff: "image",
-  ico: "image",
+  bmp: "BMP image",
+  avif: "AVIF image",
+  heic: "HEIC image",
+  tif: "TIFF image",
+  tiff: "TIFF image",
+  ico: "icon",
 };

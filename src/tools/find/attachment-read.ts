@@ -83,7 +83,7 @@ function chooseReader(path: string, extension: string, bytes: Uint8Array, raw: b
   if (pending !== undefined && !FORMATS.reader(extension)) {
     throw new ToolError(
       "unsupported",
-      `"${path}" is a ${pending} file, which this server cannot read yet: attachment_read reads ${pending} files once their reader is installed. Until then, attachment_list gives its size and how many notes embed it, and ![[${path}]] embeds it in a note.`,
+      `"${path}" is a ${pending} file, which attachment_read cannot read (it reads PNG, JPEG, GIF and WebP images). attachment_list gives its size and how many notes embed it, and ![[${path}]] embeds it in a note; a copy saved as PNG or JPEG can be read.`,
       { details: { path, format: pending } },
     );
   }
