@@ -9,6 +9,7 @@ import { hashToken } from "../../src/auth/tokens";
 import { ROUTE_CLASSES, STATUS_CODES, TOOL_OUTCOMES, UNKNOWN_TOOL } from "../../src/core/metrics";
 import { closeSettingTab, openSettingTab } from "../obsidian-stand-in/ui/setting-tab";
 import { REPO_ROOT, startPlugin } from "../support/plugin";
+import { within } from "../support/poll";
 import { EDGE_VAULT } from "../support/vaults";
 
 function settingNamed(container: HTMLElement, name: string): HTMLElement {
@@ -21,10 +22,6 @@ function button(item: HTMLElement, text: string): HTMLButtonElement {
   const found = Array.from(item.querySelectorAll<HTMLButtonElement>("button")).find((el) => el.textContent === text);
   assert.ok(found, `button "${text}"`);
   return found;
-}
-
-async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
@@ -41,15 +38,16 @@ test("the plugin's /metrics is off by default; turned on with a generated key it
     const tab = harness.app.setting.tabs[0] as Parameters<typeof openSettingTab>[0];
     const container = openSettingTab(tab);
     settingNamed(container, "Prometheus endpoint").querySelector<HTMLElement>(".checkbox-container")!.click();
-    await settle();
-    assert.equal((await get(metricsUrl)).status, 200, "on without a key: open");
+    await within(5_000, "the endpoint opens once switched on", async () => (await get(metricsUrl)).status === 200);
     button(settingNamed(container, "Metrics key"), "Generate key").click();
-    await settle();
+    await within(5_000, "the new key is shown", () => (container.querySelector(".secondbrain-metrics-key")?.textContent ?? "") !== "");
     const key = container.querySelector(".secondbrain-metrics-key")?.textContent ?? "";
     assert.match(key, /^sbm_/, "the new key is shown");
     assert.ok(Array.from(container.querySelectorAll("button")).some((el) => el.textContent === "Copy key"));
 
-    const saved = readFileSync(path.join(harness.vault.dir, harness.pluginDir, "data.json"), "utf8");
+    const dataFile = path.join(harness.vault.dir, harness.pluginDir, "data.json");
+    await within(5_000, "the key's hash is saved", () => readFileSync(dataFile, "utf8").includes(hashToken(key)));
+    const saved = readFileSync(dataFile, "utf8");
     assert.ok(!saved.includes(key), "data.json never holds the plaintext key");
     assert.deepEqual((JSON.parse(saved) as { metrics: unknown }).metrics, { enabled: true, keyHash: hashToken(key) });
     closeSettingTab(tab);
@@ -98,9 +96,8 @@ test("the plugin's /metrics is off by default; turned on with a generated key it
     // Turned off again: 404 at once, no restart.
     const again = openSettingTab(tab);
     settingNamed(again, "Prometheus endpoint").querySelector<HTMLElement>(".checkbox-container")!.click();
-    await settle();
+    await within(5_000, "the endpoint closes once switched off", async () => (await get(metricsUrl, { Authorization: `Bearer ${key}` })).status === 404);
     closeSettingTab(tab);
-    assert.equal((await get(metricsUrl, { Authorization: `Bearer ${key}` })).status, 404);
   } finally {
     await harness.stop();
   }
