@@ -15,6 +15,8 @@ const OBJECT_TEMP_PREFIX = "tmp_obj_";
 const FILE_TEMP = /\.sb[0-9a-z]+\.lock$/;
 /** Objects known to be whole, so each is checked at most once; cleared when it grows past this. */
 const VERIFIED_MAX = 100_000;
+/** Object files synced at once by `syncObjects`: overlaps the waits, far from file-handle limits. */
+const SYNC_PARALLEL = 32;
 /** Directory fsync is not possible everywhere (Windows, some network file systems): skipped there. */
 const NO_DIRECTORY_SYNC = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP", "EBADF"]);
 
@@ -27,6 +29,15 @@ export interface DurableFs {
   fs: GitFs;
   /** Removes temp files a crash left behind; resolves to how many. */
   removeTemps(): Promise<number>;
+  /**
+   * Until `syncObjects`, loose objects are renamed into place without their own fsync: a group of
+   * commits then syncs its objects in one parallel pass before its one ref update, in place of one
+   * fsync after another. An object cut short by a crash in between is caught as damaged and written
+   * again, and no ref names it before the pass.
+   */
+  deferObjectSync(): void;
+  /** Ends the deferral and syncs every object not yet synced, and their folders (a ref write does too). */
+  syncObjects(): Promise<void>;
 }
 
 function codeOf(error: unknown): unknown {
@@ -67,6 +78,9 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
   const verified = new Set<string>();
   /** Folders whose new entries are not yet known to be on disk. */
   const dirty = new Set<string>();
+  let deferring = false;
+  /** Object files renamed into place whose bytes are not yet synced: synced before any ref moves. */
+  const unsynced = new Set<string>();
   const inGitdir = (path: string): string | null => relativeTo(root, normalizeFsPath(path));
 
   const remember = (relative: string): void => {
@@ -91,8 +105,36 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     }
   };
 
-  /** Makes every new directory entry so far durable: run before a ref (or any non-object file) names them. */
+  /** Opened read-only, as directories are; Windows flushes only a handle open for writing, so there it is reopened. */
+  const syncFile = async (path: string, flags = "r"): Promise<void> => {
+    let handle;
+    try {
+      handle = await fs.open(path, flags);
+    } catch (error) {
+      // Replaced since (a damaged object's file is written again): nothing of this one to sync.
+      if (codeOf(error) === "ENOENT") return;
+      throw error;
+    }
+    try {
+      await handle.sync();
+    } catch (error) {
+      if (flags !== "r" || !["EPERM", "EBADF", "EACCES"].includes(String(codeOf(error)))) throw error;
+      await handle.close();
+      handle = null;
+      await syncFile(path, "r+");
+    } finally {
+      await handle?.close();
+    }
+  };
+
+  /** Makes every object and new directory entry so far durable: run before a ref (or any non-object file) names them. */
   const flush = async (): Promise<void> => {
+    const files = [...unsynced];
+    for (let start = 0; start < files.length; start += SYNC_PARALLEL) {
+      const batch = files.slice(start, start + SYNC_PARALLEL);
+      await Promise.all(batch.map((file) => syncFile(file)));
+      for (const file of batch) unsynced.delete(file);
+    }
     const dirs = [...dirty];
     dirty.clear();
     try {
@@ -105,6 +147,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
 
   /** Temp beside the target, written and synced, then renamed over it; the temp never outlives a failure. */
   const replace = async (path: string, data: Uint8Array | string, writeOptions: unknown, object: boolean): Promise<void> => {
+    const deferred = object && deferring;
     const dir = dirname(path);
     for (;;) {
       const temp = object ? `${dir}/${OBJECT_TEMP_PREFIX}${randomName()}` : `${dir}/${basename(path)}.sb${randomName()}.lock`;
@@ -118,7 +161,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
       try {
         try {
           await handle.writeFile(data, writeOptions);
-          await handle.sync();
+          if (!deferred) await handle.sync();
         } finally {
           await handle.close();
         }
@@ -128,6 +171,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
         throw error;
       }
       dirty.add(dir);
+      if (deferred) unsynced.add(path);
       return;
     }
   };
@@ -219,5 +263,14 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     return removed;
   };
 
-  return { fs: promises, removeTemps };
+  const deferObjectSync = (): void => {
+    deferring = true;
+  };
+
+  const syncObjects = async (): Promise<void> => {
+    deferring = false;
+    await flush();
+  };
+
+  return { fs: promises, removeTemps, deferObjectSync, syncObjects };
 }

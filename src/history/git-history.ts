@@ -32,7 +32,7 @@ export const DEFAULT_BRANCH = "main";
 /** Baseline blobs written at once: enough to overlap reads, few enough to stay far from file-handle limits. */
 const BASELINE_PARALLEL = 8;
 const TREE_CACHE_MAX = 2048;
-/** The write about to be committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
+/** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
 const TREE_MODE = "040000";
@@ -88,14 +88,32 @@ interface Intent {
   message: string;
 }
 
-function parseIntent(text: string): Intent | null {
+/** A commit waiting for the next group (see `commitWaiting`). */
+interface WaitingCommit {
+  paths: readonly string[];
+  message: string;
+  meta: HistoryMeta;
+  contents: ReadonlyMap<string, Uint8Array | null> | undefined;
+  resolve(id: string | null): void;
+  reject(error: unknown): void;
+}
+
+function toIntent(value: unknown): Intent | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { path, oid, message } = value as Partial<Intent>;
+  if (typeof path !== "string" || typeof message !== "string") return null;
+  if (oid !== null && (typeof oid !== "string" || !/^[0-9a-f]{40}$/.test(oid))) return null;
+  return { path, oid, message };
+}
+
+/** The writes not yet committed, oldest first; a record of one write (as older versions kept) reads as a list of one. */
+function parseIntents(text: string): Intent[] {
   try {
-    const value = JSON.parse(text) as Partial<Intent>;
-    if (typeof value.path !== "string" || typeof value.message !== "string") return null;
-    if (value.oid !== null && (typeof value.oid !== "string" || !/^[0-9a-f]{40}$/.test(value.oid))) return null;
-    return { path: value.path, oid: value.oid, message: value.message };
+    const value: unknown = JSON.parse(text);
+    const list = Array.isArray(value) ? value : [value];
+    return list.map(toIntent).filter((intent): intent is Intent => intent !== null);
   } catch {
-    return null;
+    return [];
   }
 }
 
@@ -164,6 +182,15 @@ export class GitHistory implements HistoryPort {
   private pushAgain = false;
   private closed = false;
   private baselining = false;
+  /** Commits asked for and not yet taken by a group, in the order asked. */
+  private waiting: WaitingCommit[] = [];
+  /** Writes recorded in INTENT_FILE and not yet committed, oldest first; one per path. */
+  private intents: Intent[] = [];
+  /** The commit under way of each path that has one, so a second write of the path waits for the first's. */
+  private readonly committing = new Map<string, Promise<unknown>>();
+  private readonly intentFile = new WriteLock();
+  /** The recovery of a crash's records, while it runs: new records wait so none replaces one unread. */
+  private recovering: Promise<void> | null = null;
   private readonly vaultFiles: VaultFiles;
 
   private constructor(options: GitHistoryOptions) {
@@ -240,10 +267,16 @@ export class GitHistory implements HistoryPort {
     const head = await this.head();
     if (head) await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache });
     this.options.logger.log({ level: "info", event: "history_opened", vault: this.options.vault, head: head?.slice(0, 7) ?? null });
-    const intent = await this.readIntent();
-    // Without a head the first snapshot records the files as they are, the interrupted write's included.
-    if (intent && head) this.track(this.queue.run(() => this.recoverIntent(intent)));
-    else if (intent) await this.removeIntent();
+    const intents = await this.readIntents();
+    // Without a head the first snapshot records the files as they are, the interrupted writes' included.
+    if (intents.length > 0 && head) {
+      this.intents = intents;
+      const recovery = this.queue.run(() => this.recoverIntents(intents)).finally(() => (this.recovering = null));
+      this.recovering = recovery;
+      this.track(recovery);
+    } else if (intents.length > 0) {
+      await this.removeIntent();
+    }
     const baseline = this.options.baseline;
     if (!head && baseline) {
       this.baselining = true;
@@ -300,64 +333,138 @@ export class GitHistory implements HistoryPort {
     return new ToolError("internal", `${noSpaceText(where)}; the history was left as it was`, { state: "not_applied", details: { cause: "no_space" } });
   }
 
+  /**
+   * Queues the commit and resolves with its id once it is on disk. Commits asked for while a group is
+   * being written form the next group: each stays its own revision, but the group's objects are synced
+   * in one pass and the branch moves once, so many writers pay for one round of fsyncs.
+   */
   commit(paths: readonly string[], message: string, meta: HistoryMeta, contents?: ReadonlyMap<string, Uint8Array | null>): Promise<string | null> {
-    const work = this.queue.run(async () => {
+    const work = new Promise<string | null>((resolve, reject) => {
+      this.waiting.push({ paths, message, meta, contents, resolve, reject });
+      if (this.waiting.length === 1) this.track(this.queue.run(() => this.commitWaiting()));
+    });
+    for (const path of contents?.keys() ?? []) {
+      const settled = work.catch(() => undefined);
+      this.committing.set(path, settled);
+      void settled.then(() => {
+        if (this.committing.get(path) === settled) this.committing.delete(path);
+      });
+    }
+    this.track(work);
+    return work;
+  }
+
+  /** Writes every waiting commit, each on the one before, then syncs once and moves the branch once. */
+  private async commitWaiting(): Promise<void> {
+    const group = this.waiting;
+    this.waiting = [];
+    const done: Array<{ request: WaitingCommit; id: string | null; paths: number; started: number }> = [];
+    try {
       if (this.closed) throw new Error("the history is closed");
       await this.assertGitdir();
-      const changes: Change[] = [];
-      let started = 0;
-      let id: string | null;
+      const head = await this.head();
+      let parent = head;
+      let tree = head ? (await this.commitAt(head)).commit.tree : null;
+      this.durable.deferObjectSync();
       try {
-        for (const path of new Set(paths)) {
-          const segments = vaultSegments(path);
-          if (!segments) continue;
-          const given = contents?.get(path);
-          if (given === undefined) changes.push(await this.changeFor(path, segments));
-          else changes.push({ segments, oid: given === null ? null : await this.blob(given), mode: FILE_MODE });
+        for (const request of group) {
+          const started = this.options.clock.now();
+          try {
+            const changes = await this.changesOf(request.paths, request.contents);
+            const next = await this.buildCommit(parent, tree, changes, commitMessage(request.message, request.meta));
+            if (next) {
+              parent = next.id;
+              tree = next.tree;
+            }
+            done.push({ request, id: next?.id ?? null, paths: changes.length, started });
+          } catch (error) {
+            request.reject(this.explain(error));
+          }
         }
-        started = this.options.clock.now();
-        id = await this.commitChanges(changes, commitMessage(message, meta));
-      } catch (error) {
-        throw this.explain(error);
+      } finally {
+        await this.durable.syncObjects();
       }
+      if (parent !== null && parent !== head) await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
+    } catch (error) {
+      const failure = this.explain(error);
+      for (const request of group) request.reject(failure);
+      return;
+    }
+    await this.forgetIntents(done.flatMap((item) => [...(item.request.contents?.keys() ?? [])]));
+    for (const { request, id, paths, started } of done) {
       if (id) {
         this.options.logger.log({
           level: "debug",
           event: "history_commit",
           vault: this.options.vault,
-          tool: meta.tool,
+          tool: request.meta.tool,
           commit: id.slice(0, 7),
-          paths: changes.length,
+          paths,
           duration_ms: this.options.clock.now() - started,
         });
-        this.schedulePush();
       }
-      return id;
-    });
-    this.track(work);
-    return work;
+      request.resolve(id);
+    }
+    if (done.some((item) => item.id !== null)) this.schedulePush();
+  }
+
+  /** The paths' changes: the bytes a write left when given, else the paths as they are on disk now. */
+  private async changesOf(paths: readonly string[], contents: ReadonlyMap<string, Uint8Array | null> | undefined): Promise<Change[]> {
+    const changes: Change[] = [];
+    for (const path of new Set(paths)) {
+      const segments = vaultSegments(path);
+      if (!segments) continue;
+      const given = contents?.get(path);
+      if (given === undefined) changes.push(await this.changeFor(path, segments));
+      else changes.push({ segments, oid: given === null ? null : await this.blob(given), mode: FILE_MODE });
+    }
+    return changes;
   }
 
   async intend(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void> {
     if (this.closed || vaultSegments(path) === null) return;
+    if (this.recovering) await this.recovering;
+    // One record per path: the earlier write's bytes would be on disk no more, so it is committed first.
+    const earlier = this.committing.get(path);
+    if (earlier) await earlier;
     await this.assertGitdir();
     try {
       // Only the blob's id: recovery commits the file's own bytes once they hash to it, so the object
       // need not be written (and synced) before the file is.
       const oid = bytes === null ? null : (await hashBlob({ object: bytes })).oid;
-      const intent: Intent = { path, oid, message: commitMessage(message, meta) };
-      await this.fs.promises.writeFile(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(intent), "utf8");
+      this.intents = [...this.intents.filter((intent) => intent.path !== path), { path, oid, message: commitMessage(message, meta) }];
+      await this.saveIntents();
     } catch (error) {
       throw this.explain(error);
     }
   }
 
-  private async readIntent(): Promise<Intent | null> {
+  /** Writes the records as they are now; each save takes the latest list, so saves may run in any order. */
+  private saveIntents(): Promise<void> {
+    return this.intentFile.run(async () => {
+      if (this.intents.length === 0) await this.removeIntent();
+      else await this.fs.promises.writeFile(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(this.intents), "utf8");
+    });
+  }
+
+  /** Drops the records of committed writes; a failure only leaves records the next start finds committed. */
+  private async forgetIntents(paths: readonly string[]): Promise<void> {
+    if (paths.length === 0) return;
+    const committed = new Set(paths);
+    const before = this.intents.length;
+    this.intents = this.intents.filter((intent) => !committed.has(intent.path));
+    if (this.intents.length === before) return;
+    await this.saveIntents().catch((error: unknown) => {
+      this.options.logger.log({ level: "warn", event: "history_intent_cleanup_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
+    });
+  }
+
+  private async readIntents(): Promise<Intent[]> {
     try {
       const text = await this.fs.promises.readFile(joinPath(this.gitdir, INTENT_FILE), "utf8");
-      return parseIntent(typeof text === "string" ? text : new TextDecoder().decode(text));
+      return parseIntents(typeof text === "string" ? text : new TextDecoder().decode(text));
     } catch (error) {
-      if (isCode(error, "ENOENT")) return null;
+      if (isCode(error, "ENOENT")) return [];
       throw error;
     }
   }
@@ -369,25 +476,27 @@ export class GitHistory implements HistoryPort {
   }
 
   /**
-   * The last write before a crash: committed with its own message when the file holds exactly the
-   * bytes it wrote and the history does not have them yet. A file that holds other bytes was not
-   * written (the crash came first) or was changed since, so the record alone says nothing about it.
+   * The writes a crash cut off, oldest first: each committed with its own message when the file holds
+   * exactly the bytes it wrote and the history does not have them yet. A file that holds other bytes
+   * was not written (the crash came first) or was changed since, so its record says nothing about it.
    */
-  private async recoverIntent(intent: Intent): Promise<void> {
+  private async recoverIntents(intents: readonly Intent[]): Promise<void> {
     try {
-      const segments = vaultSegments(intent.path);
-      const head = await this.head();
-      if (segments && head) {
+      for (const intent of intents) {
+        const segments = vaultSegments(intent.path);
+        const head = await this.head();
+        if (!segments || !head) continue;
         const entry = await this.vaultFiles.entry(intent.path);
         const onDisk = entry === null ? null : "file" in entry ? await this.blob(entry.file) : undefined;
         const recorded = (await this.entryAt((await this.commitAt(head)).commit.tree, segments))?.oid ?? null;
-        if (onDisk === intent.oid && recorded !== intent.oid) {
-          const id = await this.commitChanges([{ segments, oid: intent.oid, mode: FILE_MODE }], intent.message);
-          this.options.logger.log({ level: "info", event: "history_write_recovered", vault: this.options.vault, commit: id?.slice(0, 7) ?? null });
-          if (id) this.schedulePush();
-        }
+        if (onDisk !== intent.oid || recorded === intent.oid) continue;
+        const id = await this.commitChanges([{ segments, oid: intent.oid, mode: FILE_MODE }], intent.message);
+        this.options.logger.log({ level: "info", event: "history_write_recovered", vault: this.options.vault, commit: id?.slice(0, 7) ?? null });
+        if (id) this.schedulePush();
       }
-      await this.removeIntent();
+      const handled = new Set(intents);
+      this.intents = this.intents.filter((intent) => !handled.has(intent));
+      await this.saveIntents();
     } catch (error) {
       this.options.logger.log({ level: "warn", event: "history_recovery_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
     }
@@ -422,9 +531,8 @@ export class GitHistory implements HistoryPort {
     return entries.length === 0 ? null : writeTree({ fs: this.fs, gitdir: this.gitdir, tree: entries });
   }
 
-  private async commitChanges(changes: readonly Change[], message: string): Promise<string | null> {
-    const head = await this.head();
-    const base = head ? (await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache })).commit.tree : null;
+  /** One commit of the changes on `parent` (whose tree is `base`), without moving the branch; null when nothing changes. */
+  private async buildCommit(parent: string | null, base: string | null, changes: readonly Change[], message: string): Promise<{ id: string; tree: string } | null> {
     const tree = (await this.applyChanges(base, changes)) ?? (await writeTree({ fs: this.fs, gitdir: this.gitdir, tree: [] }));
     if (tree === base) return null;
     const now = this.options.clock.now();
@@ -433,10 +541,18 @@ export class GitHistory implements HistoryPort {
     const id = await writeCommit({
       fs: this.fs,
       gitdir: this.gitdir,
-      commit: { message, tree, parent: head ? [head] : [], author: signature, committer: signature },
+      commit: { message, tree, parent: parent ? [parent] : [], author: signature, committer: signature },
     });
-    await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: id, force: true });
-    return id;
+    return { id, tree };
+  }
+
+  private async commitChanges(changes: readonly Change[], message: string): Promise<string | null> {
+    const head = await this.head();
+    const base = head ? (await this.commitAt(head)).commit.tree : null;
+    const next = await this.buildCommit(head, base, changes, message);
+    if (!next) return null;
+    await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: next.id, force: true });
+    return next.id;
   }
 
   private async entries(tree: string): Promise<TreeEntry[]> {

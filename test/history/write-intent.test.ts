@@ -115,3 +115,69 @@ test("a write committed as usual leaves nothing to recover", async () => {
     rmSync(context.base, { recursive: true, force: true });
   }
 });
+
+test("writes of several notes whose commits a crash prevented are all committed at the next start, oldest first, each its own revision", async () => {
+  const context = await setup();
+  try {
+    const encoder = new TextEncoder();
+    // Commits run after the write lock is released, so more than one write can be waiting for its commit.
+    await context.history.intend("a.md", encoder.encode("a two\n"), "note_edit: a.md", meta);
+    writeFileSync(path.join(context.dir, "a.md"), "a two\n");
+    await context.history.intend("b.md", encoder.encode("b one\n"), "note_create: b.md", { tool: "note_create" });
+    writeFileSync(path.join(context.dir, "b.md"), "b one\n");
+    const reopened = await afterCrash(context);
+    const all = await reopened.log(null, 10);
+    assert.deepEqual(
+      all.map((entry) => entry.message),
+      ["note_create: b.md", "note_edit: a.md", "note_create: a.md"],
+    );
+    assert.equal(new TextDecoder().decode((await reopened.readAt("a.md", all[1]!.id))!), "a two\n");
+    assert.equal(await reopened.readAt("b.md", all[1]!.id), null, "b.md came in its own, later revision");
+    assert.equal(existsSync(path.join(context.gitdir, "secondbrain-intent.json")), false);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("commits asked for together are written as one group: each write its own revision in order, the branch moved once per group", async () => {
+  const context = await setup();
+  try {
+    const refWrites: string[] = [];
+    const counting = {
+      ...fsp,
+      open: (file: string, flags: string) => {
+        if (/refs[\\/]heads[\\/]main\.sb[0-9a-z]+\.lock$/.test(file)) refWrites.push(file);
+        return fsp.open(file, flags);
+      },
+    } as typeof fsp;
+    await context.history.close();
+    const history = await GitHistory.open({ vault: "v", dir: context.dir, gitdir: context.gitdir, fs: counting, logger: { log: () => undefined }, clock });
+    const encoder = new TextEncoder();
+    const versions = Array.from({ length: 12 }, (_, index) => `version ${index + 2}\n`);
+    const ids = await Promise.all(versions.map((text) => history.commit(["a.md"], "note_edit: a.md", meta, new Map([["a.md", encoder.encode(text)]]))));
+    assert.equal(new Set(ids).size, versions.length, "every write is its own commit");
+    const log = await history.log("a.md", 20);
+    assert.deepEqual(log.slice(0, versions.length).map((entry) => entry.id), [...ids].reverse(), "in the order asked");
+    for (const [index, id] of ids.entries()) assert.equal(new TextDecoder().decode((await history.readAt("a.md", id!))!), versions[index]);
+    assert.ok(refWrites.length >= 1 && refWrites.length <= 2, `the branch moved ${refWrites.length} times for ${versions.length} commits`);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("a second write of a note waits for the first one's commit before recording its own, so the first version is never only in the trash", async () => {
+  const context = await setup();
+  try {
+    const encoder = new TextEncoder();
+    let firstDone = false;
+    const first = context.history.commit(["a.md"], "note_edit: a.md", meta, new Map([["a.md", encoder.encode("two\n")]])).then((id) => {
+      firstDone = true;
+      return id;
+    });
+    await context.history.intend("a.md", encoder.encode("three\n"), "note_edit: a.md", meta);
+    assert.equal(firstDone, true, "the record of the second write came after the first write's commit");
+    assert.ok(await first);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});

@@ -388,23 +388,32 @@ export class WritePath {
     }
   }
 
-  /** `bytes`: what the write left at `op.path` (null: deleted), committed as it is even if the file changes meanwhile. */
-  private async finish(op: WriteOperation, paths: string[], warnings: string[], bytes: Uint8Array | null): Promise<void> {
+  /**
+   * `bytes`: what the write left at `op.path` (null: deleted), committed as it is even if the file
+   * changes meanwhile. Called under the write lock, it asks for the commit there, so commits keep the
+   * order of the writes, and hands back its completion: the caller awaits it after releasing the lock,
+   * so the next write runs while this one's commit is written, and commits that wait together are
+   * written as one group.
+   */
+  private async finish(op: WriteOperation, paths: string[], warnings: string[], bytes: Uint8Array | null): Promise<{ recorded: Promise<void> }> {
     try {
       await this.options.afterWrite(paths);
     } catch (error) {
       warnings.push(`The search index could not be updated (${describeFailure(error)}); it will catch up on the next reconcile.`);
     }
     const meta = this.commitMeta(op);
-    if (meta && this.options.commit) {
-      try {
-        if ((await this.options.commit(paths, `${op.tool}: ${op.path}`, meta, new Map([[op.path, bytes]]))) === "queued") warnings.push(QUEUED_WARNING);
-      } catch (error) {
+    if (!meta || !this.options.commit) return { recorded: Promise.resolve() };
+    const recorded = this.options.commit(paths, `${op.tool}: ${op.path}`, meta, new Map([[op.path, bytes]])).then(
+      (outcome) => {
+        if (outcome === "queued") warnings.push(QUEUED_WARNING);
+      },
+      (error: unknown) => {
         const reason = describeFailure(error);
         this.options.logger.log({ level: "warn", event: "history_commit_failed", vault: this.options.vault, tool: op.tool, path: op.path, reason });
         warnings.push(`The change was written but not recorded in history (${reason}); the trash copy still holds the previous version.`);
-      }
-    }
+      },
+    );
+    return { recorded };
   }
 
   /**
@@ -470,7 +479,8 @@ export class WritePath {
   }
 
   async write(op: WriteOperation): Promise<WriteResult> {
-    return this.lock.run(async () => {
+    let recorded: Promise<void> = Promise.resolve();
+    const written = await this.lock.run(async () => {
       const { current, result, bytes } = await this.plan(op);
       if (!result.changed || op.dry_run) return result;
       const warnings = result.warnings;
@@ -490,10 +500,12 @@ export class WritePath {
           { state: "unknown", retry: "inspect_state" },
         );
       }
-      await this.finish(op, [op.path], warnings, bytes);
+      ({ recorded } = await this.finish(op, [op.path], warnings, bytes));
       result.message = creating ? `Created ${op.path}.` : `Updated ${op.path}.`;
       return result;
     });
+    await recorded;
+    return written;
   }
 
   /** A deletion worked out as a dry run, with the bytes it would remove (for a transaction's plan). */
@@ -527,7 +539,8 @@ export class WritePath {
 
   /** Deletes a note after copying it to the trash; the hash, when given, must still match. */
   async remove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
-    return this.lock.run(async () => {
+    let recorded: Promise<void> = Promise.resolve();
+    const removed = await this.lock.run(async () => {
       const { current, result } = await this.planRemove(op);
       if (op.dry_run) return result;
       result.trash = await this.copyToTrash(op.path, current.bytes ?? new Uint8Array());
@@ -540,10 +553,12 @@ export class WritePath {
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Deleting "${op.path}" failed (${describeFailure(error)}); check with note_read whether it is still there.`, { state: "unknown", retry: "inspect_state" });
       }
-      await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings, null);
+      ({ recorded } = await this.finish({ ...op, mode: "update", transform: () => "" }, [op.path], result.warnings, null));
       result.message = `Deleted ${op.path}; a copy is in the trash (${result.trash}).`;
       return result;
     });
+    await recorded;
+    return removed;
   }
 
   /**
@@ -567,7 +582,8 @@ export class WritePath {
 
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */
   async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor; existing_name?: boolean }): Promise<WriteResult> {
-    return this.lock.run(async () => {
+    let recorded: Promise<void> = Promise.resolve();
+    const written = await this.lock.run(async () => {
       const stat = await this.options.reader.stat(op.path);
       if (!stat && !op.existing_name) this.options.checkNewPath?.(op.path);
       const before = stat ? await this.options.reader.readBytes(op.path) : null;
@@ -608,9 +624,11 @@ export class WritePath {
         if (error instanceof ToolError) throw error;
         throw new ToolError("internal", `Writing "${op.path}" failed (${describeFailure(error)}); check with attachment_list whether it changed.`, { state: "unknown", retry: "inspect_state" });
       }
-      await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings, op.bytes);
+      ({ recorded } = await this.finish({ ...op, mode: "upsert", transform: () => "" }, [op.path], result.warnings, op.bytes));
       result.message = result.created ? `Created ${op.path}.` : `Replaced ${op.path}.`;
       return result;
     });
+    await recorded;
+    return written;
   }
 }
