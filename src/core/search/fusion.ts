@@ -7,8 +7,9 @@
 //   similarity   = best cosine similarity of the note's chunks to the query   ∈ [0, 1] (negative clamped to 0),
 //                  counted only when the query's vectors single some note out: the best similarity
 //                  over the candidates (lexical hits ∪ vector neighbours) lies ≥ 3.5 standard
-//                  deviations above their mean (z). Below that, α is 0 for the query and the order is
-//                  the lexical one; explain shows z and the threshold either way.
+//                  deviations above their mean (z), or when the query has no lexical hit at all (then
+//                  there is no lexical order to protect and the vectors are its only signal). Otherwise
+//                  α is 0 for the query and the order is the lexical one; explain shows the gate either way.
 //   graph        = clamp(Σ_seed  base(seed) × Π_edge relationWeight(edge) × hopDecay^(hops − 1), −1, 1)
 //                  over the strongest walk from each seed (one of the query's best hits) within maxHops
 //   base(seed)   = max(keyword(seed), similarity(seed))
@@ -131,21 +132,31 @@ export interface FusionResult {
 export interface SimilarityGate {
   z: number;
   threshold: number;
-  /** z ≥ threshold: the similarity term counts. */
+  /** Candidates the words found; with none, the gate is open whatever z is. */
+  lexical_hits: number;
+  /** z ≥ threshold, or no lexical hit: the similarity term counts. */
   open: boolean;
 }
 
 /** z below which a query's similarities are too flat to reorder its lexical hits (see above). */
 export const SIMILARITY_GATE_Z = 3.5;
 
-/** The gate of one query from the similarities of all its candidates (negatives as 0). */
-export function similarityGate(similarities: readonly number[], threshold = SIMILARITY_GATE_Z): SimilarityGate {
+/**
+ * The gate of one query from the similarities of all its candidates (negatives as 0) and how many of
+ * them are lexical hits. The gate only keeps flat similarities from reordering what the words found:
+ * a query the words miss entirely (a paraphrase, a misspelling, a joined word) has nothing to
+ * reorder, and a closed gate would leave its neighbours tied at 0, in path order. It also keeps the
+ * lexical order of a vault too small for z to reach the threshold (z ≤ √(n − 1) over n candidates).
+ */
+export function similarityGate(similarities: readonly number[], lexicalHits: number, threshold = SIMILARITY_GATE_Z): SimilarityGate {
   const values = similarities.map((value) => Math.max(0, Math.min(1, value)));
-  if (values.length === 0) return { z: 0, threshold, open: false };
-  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
-  const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
-  const z = sd > 0 ? (Math.max(...values) - mean) / sd : 0;
-  return { z: roundScore(z), threshold, open: z >= threshold };
+  let z = 0;
+  if (values.length > 0) {
+    const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+    const sd = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
+    if (sd > 0) z = (Math.max(...values) - mean) / sd;
+  }
+  return { z: roundScore(z), threshold, lexical_hits: lexicalHits, open: lexicalHits === 0 || z >= threshold };
 }
 
 /** keyword: a lexical score over the query's best, in [0, 1]. */

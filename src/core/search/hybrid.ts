@@ -94,7 +94,10 @@ export function rankHybrid(candidates: readonly HybridCandidate[], context: Hybr
       if (!inputs.has(path) && context.join && context.accept(path)) inputs.set(path, { path, lexical: 0, keyword: 0 });
     }
     for (const note of inputs.values()) note.similarity = similarity.get(note.path) ?? 0;
-    gate = similarityGate([...inputs.values()].map((note) => note.similarity ?? 0));
+    gate = similarityGate(
+      [...inputs.values()].map((note) => note.similarity ?? 0),
+      candidates.filter((candidate) => candidate.lexical > 0).length,
+    );
     for (const note of inputs.values()) note.gate = gate;
   }
   if (config) {
