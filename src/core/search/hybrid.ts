@@ -2,7 +2,7 @@
 // chunks' notes): each gets the parts of fusion.ts, notes reached only through the graph join them,
 // and all are ordered by the fused score. Which notes note_search hides unless asked is here too.
 import type { CachedMetadata, FrontMatterCache } from "../notes/metadata";
-import { fuse, isFused, normaliseKeyword, rankFused, timeDecay, DEFAULT_FUSION_WEIGHTS, type FusionInputs, type FusionResult, type FusionWeights, type TimePart, type TypePart } from "./fusion";
+import { fuse, isFused, normaliseKeyword, rankFused, similarityGate, timeDecay, DEFAULT_FUSION_WEIGHTS, type FusionInputs, type FusionResult, type FusionWeights, type SimilarityGate, type TimePart, type TypePart } from "./fusion";
 import { noteType, walkGraph, type GraphSource } from "./graph";
 import type { TypesConfig } from "./types-config";
 
@@ -84,6 +84,8 @@ export function typePart(cache: CachedMetadata | null, config: TypesConfig): Typ
 export function rankHybrid(candidates: readonly HybridCandidate[], context: HybridContext, compare: (a: string, b: string) => number): HybridRanked[] {
   const { config, similarity } = context;
   const inputs = new Map<string, FusionInputs>();
+  // Measured over the lexical hits and the vector neighbours, before the graph adds its notes.
+  let gate: SimilarityGate | undefined;
   for (const candidate of candidates) {
     inputs.set(candidate.path, { path: candidate.path, lexical: candidate.lexical, keyword: normaliseKeyword(candidate.lexical, context.bestLexical) });
   }
@@ -92,6 +94,11 @@ export function rankHybrid(candidates: readonly HybridCandidate[], context: Hybr
       if (!inputs.has(path) && context.join && context.accept(path)) inputs.set(path, { path, lexical: 0, keyword: 0 });
     }
     for (const note of inputs.values()) note.similarity = similarity.get(note.path) ?? 0;
+    gate = similarityGate(
+      [...inputs.values()].map((note) => note.similarity ?? 0),
+      candidates.filter((candidate) => candidate.lexical > 0).length,
+    );
+    for (const note of inputs.values()) note.gate = gate;
   }
   if (config) {
     if (config.graph.hops > 0 && config.weights.graph !== 0) {
@@ -104,7 +111,7 @@ export function rankHybrid(candidates: readonly HybridCandidate[], context: Hybr
         let note = inputs.get(path);
         if (!note) {
           if (part.value <= 0 || !context.join || !context.accept(path)) continue;
-          inputs.set(path, (note = { path, lexical: 0, keyword: 0, ...(similarity ? { similarity: similarity.get(path) ?? 0 } : {}) }));
+          inputs.set(path, (note = { path, lexical: 0, keyword: 0, ...(similarity ? { similarity: similarity.get(path) ?? 0 } : {}), ...(gate ? { gate } : {}) }));
         }
         note.graph = part;
       }
