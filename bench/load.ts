@@ -43,7 +43,11 @@ async function runLoad(options: LoadOptions, scratch: string): Promise<LoadResul
   const serverStarted = performance.now();
   const server = await startLoadServer({ vaultDir, dataDir, configFile, token, startTimeoutMs: SERVER_START_TIMEOUT_MS });
   const serverStartMs = performance.now() - serverStarted;
-  progress(`serving at ${server.url} after ${(serverStartMs / 1000).toFixed(1)} s; ${options.clients} clients for ${options.seconds} s`);
+  progress(`serving at ${server.url} after ${(serverStartMs / 1000).toFixed(1)} s; waiting for the history's first snapshot`);
+  const historyStarted = performance.now();
+  await server.historyReady(SERVER_START_TIMEOUT_MS);
+  const historyReadyMs = performance.now() - historyStarted;
+  progress(`history ready after ${(historyReadyMs / 1000).toFixed(1)} s; ${options.clients} clients for ${options.seconds} s`);
 
   let serverExit: number | null;
   let clients;
@@ -83,6 +87,7 @@ async function runLoad(options: LoadOptions, scratch: string): Promise<LoadResul
     config: { notes: options.notes, clients: options.clients, seconds: options.seconds, seed: options.seed, own_notes: options.ownNotes, hot_notes: options.hotNotes },
     machine: { cpu_model: cpus[0]?.model.trim() ?? "unknown", cores: cpus.length, node: process.version },
     server_start_ms: round(serverStartMs),
+    history_ready_ms: round(historyReadyMs),
     wall_s: round(wallMs / 1000),
     calls: combined.calls,
     throughput_calls_per_s: round(combined.calls / (wallMs / 1000), 1),

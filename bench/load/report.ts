@@ -12,6 +12,8 @@ export interface LoadResults {
   config: { notes: number; clients: number; seconds: number; seed: number; own_notes: number; hot_notes: number };
   machine: { cpu_model: string; cores: number; node: string };
   server_start_ms: number;
+  /** From serving to the history's first snapshot on disk; the load starts after it. */
+  history_ready_ms: number;
   wall_s: number;
   calls: number;
   throughput_calls_per_s: number;
@@ -61,7 +63,7 @@ export function renderLoadMarkdown(results: LoadResults): string {
   const lines = [
     `## Load test: ${config.clients} clients for ${config.seconds} s on ${config.notes} notes`,
     "",
-    `${results.machine.cpu_model}, ${results.machine.cores} cores, Node ${results.machine.node}; server start ${(results.server_start_ms / 1000).toFixed(1)} s.`,
+    `${results.machine.cpu_model}, ${results.machine.cores} cores, Node ${results.machine.node}; server start ${(results.server_start_ms / 1000).toFixed(1)} s, history's first snapshot ${(results.history_ready_ms / 1000).toFixed(1)} s more (the load starts after it).`,
     "",
     "| tool | calls | p50 ms | p95 ms | max ms |",
     "| --- | ---: | ---: | ---: | ---: |",

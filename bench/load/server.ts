@@ -9,6 +9,12 @@ export const LOAD_VAULT = "load";
 
 export interface LoadServer {
   url: string;
+  /**
+   * Resolves once the vault's history has its first snapshot, so the measured minute pays for the
+   * commits of its writes: on a large vault recording the snapshot outlasts the load, and writes made
+   * meanwhile only queue their commits.
+   */
+  historyReady(timeoutMs: number): Promise<void>;
   /** Sends SIGTERM and resolves with the exit code once the index is flushed and the process gone. */
   stop(timeoutMs: number): Promise<number | null>;
 }
@@ -40,7 +46,13 @@ export async function startLoadServer(options: { vaultDir: string; dataDir: stri
   // Only the tail is kept, for the failure message; the log lines name paths and events, not content.
   let stderrTail = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderrTail = (stderrTail + chunk).slice(-4000)));
+  const snapshot: { state: "recording" | "ready" | "failed" } = { state: "recording" };
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-4000);
+    // An existing snapshot (its head named) or a finished one; the tail keeps a line cut between chunks.
+    if (/"event":"history_baseline_failed"/.test(stderrTail)) snapshot.state = "failed";
+    else if (snapshot.state === "recording" && /"event":"history_baseline"|"event":"history_opened","vault":"[^"]*","head":"/.test(stderrTail)) snapshot.state = "ready";
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
 
   const url = await new Promise<string>((resolve, reject) => {
@@ -68,6 +80,15 @@ export async function startLoadServer(options: { vaultDir: string; dataDir: stri
 
   return {
     url,
+    async historyReady(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (snapshot.state === "recording") {
+        if (child.exitCode !== null) throw new Error(`the server exited while recording the history's first snapshot: ${stderrTail.slice(-800)}`);
+        if (Date.now() > deadline) throw new Error(`the history's first snapshot was not recorded within ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      if (snapshot.state === "failed") throw new Error(`the history's first snapshot failed: ${stderrTail.slice(-800)}`);
+    },
     async stop(timeoutMs) {
       if (child.exitCode !== null) return child.exitCode;
       child.kill("SIGTERM");
