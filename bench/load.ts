@@ -41,7 +41,7 @@ async function runLoad(options: LoadOptions, scratch: string): Promise<LoadResul
   await writeLoadConfig(configFile, token);
   progress("starting the server (first start builds the index)");
   const serverStarted = performance.now();
-  const server = await startLoadServer({ vaultDir, dataDir, configFile, token, startTimeoutMs: SERVER_START_TIMEOUT_MS });
+  const server = await startLoadServer({ vaultDir, dataDir, configFile, token, startTimeoutMs: SERVER_START_TIMEOUT_MS, ...(options.cpuProfileDir ? { cpuProfileDir: options.cpuProfileDir } : {}) });
   const serverStartMs = performance.now() - serverStarted;
   progress(`serving at ${server.url} after ${(serverStartMs / 1000).toFixed(1)} s; waiting for the history's first snapshot`);
   const historyStarted = performance.now();

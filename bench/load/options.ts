@@ -14,6 +14,8 @@ export interface LoadOptions {
   vaultCache: string;
   generator: string;
   keep: boolean;
+  /** Where the server writes a V8 CPU profile of the run (`--cpu-prof-dir`); none when empty. */
+  cpuProfileDir: string;
 }
 
 const REPO_ROOT = path.resolve(__dirname, "..", "..");
@@ -34,6 +36,7 @@ stops it and checks every acknowledged append against the final files.
   --vault-cache DIR  generated vaults kept between runs (default <out>/vaults)
   --generator FILE gen-vault.mjs (default /work/shared/tools/gen-vault.mjs)
   --keep           keep the scratch folder (vault copy, data folder, config)
+  --cpu-prof DIR   the server writes a V8 CPU profile of its whole run into DIR
   --help           this text
 `;
 
@@ -49,6 +52,7 @@ export function parseLoadOptions(argv: readonly string[]): LoadOptions | "help" 
     vaultCache: "",
     generator: path.join(REPO_ROOT, "..", "shared", "tools", "gen-vault.mjs"),
     keep: false,
+    cpuProfileDir: "",
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -87,6 +91,9 @@ export function parseLoadOptions(argv: readonly string[]): LoadOptions | "help" 
         break;
       case "--generator":
         options.generator = path.resolve(value());
+        break;
+      case "--cpu-prof":
+        options.cpuProfileDir = path.resolve(value());
         break;
       case "--keep":
         options.keep = true;

@@ -35,9 +35,10 @@ export async function writeLoadConfig(file: string, token: string): Promise<void
   await fs.writeFile(file, yaml, { mode: 0o600 });
 }
 
-export async function startLoadServer(options: { vaultDir: string; dataDir: string; configFile: string; token: string; startTimeoutMs: number }): Promise<LoadServer> {
+export async function startLoadServer(options: { vaultDir: string; dataDir: string; configFile: string; token: string; startTimeoutMs: number; cpuProfileDir?: string }): Promise<LoadServer> {
   if (!existsSync(CLI)) throw new Error("dist/cli.js is missing: run `npm run build` (npm run load does it first)");
-  const args = [CLI, "serve", "--vault", `${LOAD_VAULT}=${options.vaultDir}`, "--data", options.dataDir, "--host", "127.0.0.1", "--port", "0", "--config", options.configFile];
+  const profile = options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const args = [...profile, CLI, "serve", "--vault", `${LOAD_VAULT}=${options.vaultDir}`, "--data", options.dataDir, "--host", "127.0.0.1", "--port", "0", "--config", options.configFile];
   const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, SECONDBRAIN_TOKEN: options.token },
     stdio: ["ignore", "pipe", "pipe"],
