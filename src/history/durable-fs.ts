@@ -38,6 +38,13 @@ export interface DurableFs {
   deferObjectSync(): void;
   /** Ends the deferral and syncs every object not yet synced, and their folders (a ref write does too). */
   syncObjects(): Promise<void>;
+  /** Makes one loose object durable now, its bytes and its folder entries, deferred or not. */
+  syncObject(oid: string): Promise<void>;
+  /**
+   * Writes a file that names no object yet (the crash record) durably, without first syncing the
+   * objects other work is writing meanwhile, which a ref write must wait for.
+   */
+  writeRecord(path: string, text: string): Promise<void>;
 }
 
 function codeOf(error: unknown): unknown {
@@ -171,7 +178,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
         throw error;
       }
       dirty.add(dir);
-      if (deferred) unsynced.add(path);
+      if (deferred) unsynced.add(normalizeFsPath(path));
       return;
     }
   };
@@ -272,5 +279,18 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     await flush();
   };
 
-  return { fs: promises, removeTemps, deferObjectSync, syncObjects };
+  const syncObject = async (oid: string): Promise<void> => {
+    const file = `${root}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
+    await syncFile(file);
+    unsynced.delete(file);
+    await syncDirectory(`${root}/objects/${oid.slice(0, 2)}`);
+    await syncDirectory(`${root}/objects`);
+  };
+
+  const writeRecord = async (path: string, text: string): Promise<void> => {
+    await replace(path, text, "utf8", false);
+    await syncDirectory(dirname(path));
+  };
+
+  return { fs: promises, removeTemps, deferObjectSync, syncObjects, syncObject, writeRecord };
 }

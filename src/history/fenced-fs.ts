@@ -77,6 +77,10 @@ export function hasHiddenSegment(relative: string): boolean {
 
 type Access = "read" | "write";
 
+const NO_PATH: Promise<never> = Promise.reject(Object.assign(new Error("readFile needs a path"), { code: "EINVAL" }));
+// Handled here once: each caller gets the same settled promise, and the probe ignores its reason.
+NO_PATH.catch(() => undefined);
+
 export interface Fence {
   client: FencedFsClient;
   /** Refusals so far; tests and logs show that nothing tried to leave the fence. */
@@ -96,7 +100,9 @@ export function fenceFs(fs: GitFs, roots: { dir: string; gitdir: string }): Fenc
     throw new FenceError(operation, raw);
   };
   const promises: GitFs = {
-    readFile: async (path, options) => fs.readFile(check("read", path, "read"), options),
+    // isomorphic-git calls readFile() without a path on every command to see whether it returns a
+    // promise: answered at once, without building an error and its stack each time.
+    readFile: (path, options) => (typeof path === "string" ? Promise.resolve().then(() => fs.readFile(check("read", path, "read"), options)) : NO_PATH),
     writeFile: async (path, data, options) => fs.writeFile(check("write", path, "write"), data, options),
     unlink: async (path) => fs.unlink(check("remove", path, "write")),
     readdir: async (path, options) => fs.readdir(check("list", path, "read"), options),

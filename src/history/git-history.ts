@@ -12,10 +12,8 @@ import {
   readCommit,
   readTree,
   resolveRef,
-  writeBlob,
   writeCommit,
   writeRef,
-  writeTree,
   type HttpClient,
   type ReadCommitResult,
   type TreeEntry,
@@ -32,6 +30,8 @@ export const DEFAULT_BRANCH = "main";
 /** Baseline blobs written at once: enough to overlap reads, few enough to stay far from file-handle limits. */
 const BASELINE_PARALLEL = 8;
 const TREE_CACHE_MAX = 2048;
+/** Objects written or found whole since opening, so a second write of one costs nothing; cleared past this. */
+const KNOWN_OBJECTS_MAX = 200_000;
 /** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
@@ -70,6 +70,12 @@ export interface GitHistoryOptions {
    * read through `fs` below `dir`.
    */
   vaultFiles?: VaultFiles;
+  /**
+   * zlib's deflate of a new object (the host's native one). Without it the platform's
+   * CompressionStream, whose stream machinery costs three times zlib's own work on a tree of a folder
+   * of thousands of notes, written at every commit in it.
+   */
+  deflate?: (bytes: Uint8Array) => Promise<Uint8Array>;
 }
 
 /** A path of the vault as the history records it: a file's bytes, a folder's visible entries, or nothing. */
@@ -86,6 +92,10 @@ interface Intent {
   path: string;
   oid: string | null;
   message: string;
+  /** In memory only: the bytes, until the commit is done, for a later write of the path to store first. */
+  bytes?: Uint8Array | null;
+  /** In memory only: the blob is on disk, so recovery has these bytes though the file moved on. */
+  stored?: boolean;
 }
 
 /** A commit waiting for the next group (see `commitWaiting`). */
@@ -115,6 +125,67 @@ function parseIntents(text: string): Intent[] {
   } catch {
     return [];
   }
+}
+
+const encoder = new TextEncoder();
+
+/** With the platform's own SHA-1 and zlib (Node and Electron alike), as isomorphic-git uses them. */
+async function sha1Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+async function streamDeflate(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const HEX = new Map(Array.from({ length: 256 }, (_, byte) => [byte.toString(16).padStart(2, "0"), byte]));
+
+/** UTF-8 byte order, which is code point order: UTF-16 order of the strings unless a surrogate is in them. */
+function compareNames(a: string, b: string): number {
+  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  const x = [...a].map((char) => char.codePointAt(0)!);
+  const y = [...b].map((char) => char.codePointAt(0)!);
+  for (let at = 0; at < Math.min(x.length, y.length); at++) if (x[at] !== y[at]) return x[at]! - y[at]!;
+  return x.length - y.length;
+}
+
+/** Each entry's bytes in its tree object, kept while the entry is: most of a tree is the same from one commit to the next. */
+const records = new WeakMap<TreeEntry, Uint8Array>();
+
+function recordOf(entry: TreeEntry): Uint8Array {
+  let record = records.get(entry);
+  if (record) return record;
+  const head = encoder.encode(`${entry.mode.replace(/^0+/, "")} ${entry.path}\0`);
+  record = new Uint8Array(head.byteLength + 20);
+  record.set(head);
+  for (let at = 0; at < 20; at++) record[head.byteLength + at] = HEX.get(entry.oid.slice(at * 2, at * 2 + 2))!;
+  records.set(entry, record);
+  return record;
+}
+
+/** Entries in git's order: by name, a folder's as if it ended in `/`. Nearly sorted input (the tree before, one entry changed) sorts in one pass. */
+export function sortTree(entries: readonly TreeEntry[]): TreeEntry[] {
+  const keyed = entries.map((entry) => ({ entry, key: entry.type === "tree" ? `${entry.path}/` : entry.path }));
+  const plain = keyed.every(({ key }) => !SURROGATE.test(key));
+  keyed.sort(plain ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : (a, b) => compareNames(a.key, b.key));
+  return keyed.map(({ entry }) => entry);
+}
+
+/** A tree object's content from entries in git's order (sortTree): each `mode name\0` and the 20-byte id. */
+export function treeContent(sorted: readonly TreeEntry[]): Uint8Array {
+  const parts = sorted.map(recordOf);
+  const content = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    content.set(part, offset);
+    offset += part.byteLength;
+  }
+  return content;
 }
 
 function isCode(error: unknown, code: string): boolean {
@@ -177,6 +248,7 @@ export class GitHistory implements HistoryPort {
   private readonly queue = new WriteLock();
   private readonly cache: object = {};
   private readonly trees = new Map<string, TreeEntry[]>();
+  private readonly objects = new Set<string>();
   private pending: Promise<unknown> = Promise.resolve();
   private pushing: Promise<void> | null = null;
   private pushAgain = false;
@@ -184,10 +256,8 @@ export class GitHistory implements HistoryPort {
   private baselining = false;
   /** Commits asked for and not yet taken by a group, in the order asked. */
   private waiting: WaitingCommit[] = [];
-  /** Writes recorded in INTENT_FILE and not yet committed, oldest first; one per path. */
+  /** Writes recorded in INTENT_FILE and not yet committed, oldest first. */
   private intents: Intent[] = [];
-  /** The commit under way of each path that has one, so a second write of the path waits for the first's. */
-  private readonly committing = new Map<string, Promise<unknown>>();
   private readonly intentFile = new WriteLock();
   /** The recovery of a crash's records, while it runs: new records wait so none replaces one unread. */
   private recovering: Promise<void> | null = null;
@@ -343,13 +413,6 @@ export class GitHistory implements HistoryPort {
       this.waiting.push({ paths, message, meta, contents, resolve, reject });
       if (this.waiting.length === 1) this.track(this.queue.run(() => this.commitWaiting()));
     });
-    for (const path of contents?.keys() ?? []) {
-      const settled = work.catch(() => undefined);
-      this.committing.set(path, settled);
-      void settled.then(() => {
-        if (this.committing.get(path) === settled) this.committing.delete(path);
-      });
-    }
     this.track(work);
     return work;
   }
@@ -358,7 +421,7 @@ export class GitHistory implements HistoryPort {
   private async commitWaiting(): Promise<void> {
     const group = this.waiting;
     this.waiting = [];
-    const done: Array<{ request: WaitingCommit; id: string | null; paths: number; started: number }> = [];
+    const done: Array<{ request: WaitingCommit; id: string | null; changes: Change[]; started: number }> = [];
     try {
       if (this.closed) throw new Error("the history is closed");
       await this.assertGitdir();
@@ -376,7 +439,7 @@ export class GitHistory implements HistoryPort {
               parent = next.id;
               tree = next.tree;
             }
-            done.push({ request, id: next?.id ?? null, paths: changes.length, started });
+            done.push({ request, id: next?.id ?? null, changes, started });
           } catch (error) {
             request.reject(this.explain(error));
           }
@@ -390,8 +453,8 @@ export class GitHistory implements HistoryPort {
       for (const request of group) request.reject(failure);
       return;
     }
-    await this.forgetIntents(done.flatMap((item) => [...(item.request.contents?.keys() ?? [])]));
-    for (const { request, id, paths, started } of done) {
+    await this.forgetIntents(done.flatMap(({ request, changes }) => changes.filter((change) => request.contents?.has(change.segments.join("/")))));
+    for (const { request, id, changes, started } of done) {
       if (id) {
         this.options.logger.log({
           level: "debug",
@@ -399,7 +462,7 @@ export class GitHistory implements HistoryPort {
           vault: this.options.vault,
           tool: request.meta.tool,
           commit: id.slice(0, 7),
-          paths,
+          paths: changes.length,
           duration_ms: this.options.clock.now() - started,
         });
       }
@@ -424,15 +487,20 @@ export class GitHistory implements HistoryPort {
   async intend(path: string, bytes: Uint8Array | null, message: string, meta: HistoryMeta): Promise<void> {
     if (this.closed || vaultSegments(path) === null) return;
     if (this.recovering) await this.recovering;
-    // One record per path: the earlier write's bytes would be on disk no more, so it is committed first.
-    const earlier = this.committing.get(path);
-    if (earlier) await earlier;
     await this.assertGitdir();
     try {
       // Only the blob's id: recovery commits the file's own bytes once they hash to it, so the object
       // need not be written (and synced) before the file is.
       const oid = bytes === null ? null : (await hashBlob({ object: bytes })).oid;
-      this.intents = [...this.intents.filter((intent) => intent.path !== path), { path, oid, message: commitMessage(message, meta) }];
+      // An earlier write of the path whose commit is not done yet: once this write lands its bytes are
+      // on disk no more, so its blob is stored first and recovery takes it from there.
+      for (const earlier of this.intents) {
+        if (earlier.path !== path || earlier.stored || earlier.oid === null || !earlier.bytes) continue;
+        await this.blob(earlier.bytes);
+        await this.durable.syncObject(earlier.oid);
+        earlier.stored = true;
+      }
+      this.intents = [...this.intents, { path, oid, message: commitMessage(message, meta), bytes }];
       await this.saveIntents();
     } catch (error) {
       throw this.explain(error);
@@ -443,17 +511,21 @@ export class GitHistory implements HistoryPort {
   private saveIntents(): Promise<void> {
     return this.intentFile.run(async () => {
       if (this.intents.length === 0) await this.removeIntent();
-      else await this.fs.promises.writeFile(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(this.intents), "utf8");
+      else await this.durable.writeRecord(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(this.intents.map(({ path, oid, message }) => ({ path, oid, message }))));
     });
   }
 
-  /** Drops the records of committed writes; a failure only leaves records the next start finds committed. */
-  private async forgetIntents(paths: readonly string[]): Promise<void> {
-    if (paths.length === 0) return;
-    const committed = new Set(paths);
-    const before = this.intents.length;
-    this.intents = this.intents.filter((intent) => !committed.has(intent.path));
-    if (this.intents.length === before) return;
+  /** Drops the records of committed writes (the oldest of a path with the committed blob); a failure only leaves records the next start finds committed. */
+  private async forgetIntents(committed: readonly Change[]): Promise<void> {
+    if (committed.length === 0) return;
+    let remaining = this.intents;
+    for (const change of committed) {
+      const path = change.segments.join("/");
+      const at = remaining.findIndex((intent) => intent.path === path && intent.oid === change.oid);
+      if (at >= 0) remaining = [...remaining.slice(0, at), ...remaining.slice(at + 1)];
+    }
+    if (remaining.length === this.intents.length) return;
+    this.intents = remaining;
     await this.saveIntents().catch((error: unknown) => {
       this.options.logger.log({ level: "warn", event: "history_intent_cleanup_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
     });
@@ -476,21 +548,41 @@ export class GitHistory implements HistoryPort {
   }
 
   /**
-   * The writes a crash cut off, oldest first: each committed with its own message when the file holds
-   * exactly the bytes it wrote and the history does not have them yet. A file that holds other bytes
-   * was not written (the crash came first) or was changed since, so its record says nothing about it.
+   * The writes a crash cut off, oldest first, each committed with its own message. For each path the
+   * file tells how far its writes got: the newest record whose bytes it holds was written, and so were
+   * the records of the path before it (writes of a note are made one after another); records after it
+   * were not. Of those written, the ones past what the history already holds are committed, an older
+   * one's bytes from the blob stored before the next write. A file that holds none of the records'
+   * bytes was changed since, so the records say nothing about it.
    */
   private async recoverIntents(intents: readonly Intent[]): Promise<void> {
     try {
+      const head = await this.head();
+      const chosen = new Set<Intent>();
+      const onDisk = new Map<string, Uint8Array>();
+      const byPath = new Map<string, Intent[]>();
+      for (const intent of intents) byPath.set(intent.path, [...(byPath.get(intent.path) ?? []), intent]);
+      for (const [path, list] of head ? byPath : []) {
+        const segments = vaultSegments(path);
+        if (!segments) continue;
+        const entry = await this.vaultFiles.entry(path);
+        const disk = entry === null ? null : "file" in entry ? (await hashBlob({ object: entry.file })).oid : undefined;
+        const written = list.map((intent) => intent.oid).lastIndexOf(disk as string | null);
+        if (written < 0) continue;
+        if (entry && "file" in entry) onDisk.set(path, entry.file);
+        const recorded = (await this.entryAt((await this.commitAt(head!)).commit.tree, segments))?.oid ?? null;
+        const committed = list.slice(0, written + 1).map((intent) => intent.oid).lastIndexOf(recorded);
+        for (const intent of list.slice(committed + 1, written + 1)) chosen.add(intent);
+      }
       for (const intent of intents) {
-        const segments = vaultSegments(intent.path);
-        const head = await this.head();
-        if (!segments || !head) continue;
-        const entry = await this.vaultFiles.entry(intent.path);
-        const onDisk = entry === null ? null : "file" in entry ? await this.blob(entry.file) : undefined;
-        const recorded = (await this.entryAt((await this.commitAt(head)).commit.tree, segments))?.oid ?? null;
-        if (onDisk !== intent.oid || recorded === intent.oid) continue;
-        const id = await this.commitChanges([{ segments, oid: intent.oid, mode: FILE_MODE }], intent.message);
+        if (!chosen.has(intent)) continue;
+        const bytes = onDisk.get(intent.path);
+        if (intent.oid !== null && bytes && (await hashBlob({ object: bytes })).oid === intent.oid) await this.blob(bytes);
+        else if (intent.oid !== null && !(await this.hasObject(intent.oid))) {
+          this.options.logger.log({ level: "warn", event: "history_recovery_skipped", vault: this.options.vault, reason: "the bytes of an earlier write are not in the history folder" });
+          continue;
+        }
+        const id = await this.commitChanges([{ segments: intent.path.split("/"), oid: intent.oid, mode: FILE_MODE }], intent.message);
         this.options.logger.log({ level: "info", event: "history_write_recovered", vault: this.options.vault, commit: id?.slice(0, 7) ?? null });
         if (id) this.schedulePush();
       }
@@ -499,6 +591,16 @@ export class GitHistory implements HistoryPort {
       await this.saveIntents();
     } catch (error) {
       this.options.logger.log({ level: "warn", event: "history_recovery_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
+    }
+  }
+
+  private async hasObject(oid: string): Promise<boolean> {
+    try {
+      await readBlob({ fs: this.fs, gitdir: this.gitdir, oid, cache: this.cache });
+      return true;
+    } catch (error) {
+      if (isCode(error, "NotFoundError")) return false;
+      throw error;
     }
   }
 
@@ -511,7 +613,54 @@ export class GitHistory implements HistoryPort {
   }
 
   private blob(bytes: Uint8Array): Promise<string> {
-    return writeBlob({ fs: this.fs, gitdir: this.gitdir, blob: bytes });
+    return this.writeObject("blob", bytes);
+  }
+
+  /** Writes the tree and keeps its entries, in git's order, for the next commit that starts from it. */
+  private async writeTree(entries: readonly TreeEntry[]): Promise<string> {
+    const sorted = sortTree(entries);
+    const oid = await this.writeObject("tree", treeContent(sorted));
+    this.remember(oid, sorted);
+    return oid;
+  }
+
+  /**
+   * A loose object as git stores it, written here rather than by isomorphic-git's writeBlob and
+   * writeTree: those wrap the file system, look for the git directory and check every entry's shape on
+   * each call, which at a folder of hundreds of notes cost more than the commit's own I/O.
+   */
+  private async writeObject(type: "blob" | "tree", content: Uint8Array): Promise<string> {
+    const header = encoder.encode(`${type} ${content.byteLength}\0`);
+    const object = new Uint8Array(header.byteLength + content.byteLength);
+    object.set(header);
+    object.set(content, header.byteLength);
+    const oid = await sha1Hex(object);
+    if (this.objects.has(oid)) return oid;
+    const folder = joinPath(this.gitdir, `objects/${oid.slice(0, 2)}`);
+    const file = `${folder}/${oid.slice(2)}`;
+    // Present and whole (the durable layer checks an object file once before it counts): kept as it is.
+    const present = await this.fs.promises.stat(file).then(
+      () => true,
+      (error: unknown) => {
+        if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
+        throw error;
+      },
+    );
+    if (!present) {
+      const deflated = await (this.options.deflate ?? streamDeflate)(object);
+      try {
+        await this.fs.promises.writeFile(file, deflated);
+      } catch (error) {
+        if (!isCode(error, "ENOENT")) throw error;
+        await this.fs.promises.mkdir(folder).catch((made: unknown) => {
+          if (!isCode(made, "EEXIST")) throw made;
+        });
+        await this.fs.promises.writeFile(file, deflated);
+      }
+    }
+    if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();
+    this.objects.add(oid);
+    return oid;
   }
 
   /** A tree of the folder's visible files, or null when it holds none. */
@@ -528,12 +677,12 @@ export class GitHistory implements HistoryPort {
         entries.push({ mode: FILE_MODE, path: name, oid: await this.blob(entry.file), type: "blob" });
       }
     }
-    return entries.length === 0 ? null : writeTree({ fs: this.fs, gitdir: this.gitdir, tree: entries });
+    return entries.length === 0 ? null : this.writeTree(entries);
   }
 
   /** One commit of the changes on `parent` (whose tree is `base`), without moving the branch; null when nothing changes. */
   private async buildCommit(parent: string | null, base: string | null, changes: readonly Change[], message: string): Promise<{ id: string; tree: string } | null> {
-    const tree = (await this.applyChanges(base, changes)) ?? (await writeTree({ fs: this.fs, gitdir: this.gitdir, tree: [] }));
+    const tree = (await this.applyChanges(base, changes)) ?? (await this.writeTree([]));
     if (tree === base) return null;
     const now = this.options.clock.now();
     const author = this.options.author ?? DEFAULT_AUTHOR;
@@ -559,9 +708,13 @@ export class GitHistory implements HistoryPort {
     const cached = this.trees.get(tree);
     if (cached) return cached;
     const read = (await readTree({ fs: this.fs, gitdir: this.gitdir, oid: tree, cache: this.cache })).tree;
-    if (this.trees.size >= TREE_CACHE_MAX) this.trees.clear();
-    this.trees.set(tree, read);
+    this.remember(tree, read);
     return read;
+  }
+
+  private remember(tree: string, entries: TreeEntry[]): void {
+    if (this.trees.size >= TREE_CACHE_MAX) this.trees.clear();
+    this.trees.set(tree, entries);
   }
 
   /** The tree with the changes applied; null when nothing is left in it. */
@@ -594,7 +747,7 @@ export class GitHistory implements HistoryPort {
       const before = await this.entries(tree);
       if (before.length === list.length && before.every((entry) => entries.get(entry.path)?.oid === entry.oid && entries.get(entry.path)?.mode === entry.mode)) return tree;
     }
-    return writeTree({ fs: this.fs, gitdir: this.gitdir, tree: list });
+    return this.writeTree(list);
   }
 
   private async recordBaseline(list: () => Promise<string[]>): Promise<void> {

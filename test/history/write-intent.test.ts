@@ -4,7 +4,7 @@
 // crash came before the write or the file changed since.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, promises as fsp, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, promises as fsp, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LogRecord } from "../../src/core/ports";
@@ -165,18 +165,47 @@ test("commits asked for together are written as one group: each write its own re
   }
 });
 
-test("a second write of a note waits for the first one's commit before recording its own, so the first version is never only in the trash", async () => {
+test("two writes of a note whose commits a crash prevented are both committed at the next start, the first from the blob stored before the second was recorded", async () => {
   const context = await setup();
   try {
     const encoder = new TextEncoder();
-    let firstDone = false;
-    const first = context.history.commit(["a.md"], "note_edit: a.md", meta, new Map([["a.md", encoder.encode("two\n")]])).then((id) => {
-      firstDone = true;
-      return id;
-    });
-    await context.history.intend("a.md", encoder.encode("three\n"), "note_edit: a.md", meta);
-    assert.equal(firstDone, true, "the record of the second write came after the first write's commit");
-    assert.ok(await first);
+    await context.history.intend("a.md", encoder.encode("two\n"), "note_edit: a.md", { ...meta, reason: "first" });
+    writeFileSync(path.join(context.dir, "a.md"), "two\n");
+    // The first write's commit has not run when the second write of the same note is recorded and made.
+    await context.history.intend("a.md", encoder.encode("three\n"), "note_edit: a.md", { ...meta, reason: "second" });
+    writeFileSync(path.join(context.dir, "a.md"), "three\n");
+    await context.history.intend("a.md", encoder.encode("four\n"), "note_edit: a.md", { ...meta, reason: "never written" });
+    const reopened = await afterCrash(context);
+    const log = await reopened.log("a.md", 10);
+    assert.deepEqual(
+      log.map((entry) => entry.message),
+      ["note_edit: a.md\n\nsecond", "note_edit: a.md\n\nfirst", "note_create: a.md"],
+      "both written versions, in order; the third record's bytes never reached the file",
+    );
+    assert.equal(new TextDecoder().decode((await reopened.readAt("a.md", log[1]!.id))!), "two\n");
+    assert.equal(new TextDecoder().decode((await reopened.readAt("a.md", log[0]!.id))!), "three\n");
+    // Started again, nothing is committed twice.
+    await afterCrash(context);
+    assert.equal((await reopened.log("a.md", 10)).length, 3);
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("after a crash that came between a group's commits and the cleanup of its records, nothing is committed twice", async () => {
+  const context = await setup();
+  try {
+    const encoder = new TextEncoder();
+    await context.history.intend("a.md", encoder.encode("two\n"), "note_edit: a.md", meta);
+    writeFileSync(path.join(context.dir, "a.md"), "two\n");
+    const record = path.join(context.gitdir, "secondbrain-intent.json");
+    const saved = readFileSync(record);
+    await context.history.commit(["a.md"], "note_edit: a.md", meta, new Map([["a.md", encoder.encode("two\n")]]));
+    await context.history.idle();
+    // The record as it was before the cleanup that the crash prevented.
+    writeFileSync(record, saved);
+    const reopened = await afterCrash(context);
+    assert.deepEqual(await subjects(reopened, "a.md"), ["note_edit: a.md", "note_create: a.md"]);
   } finally {
     rmSync(context.base, { recursive: true, force: true });
   }

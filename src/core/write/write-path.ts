@@ -373,6 +373,15 @@ export class WritePath {
     return meta;
   }
 
+  /** The trash copy and the history's record, side by side; a failed trash copy refuses the write once the record is done. */
+  private async beforeChange<T>(trash: Promise<T>, intent: Promise<void>): Promise<[T]>;
+  private async beforeChange<T>(trash: Promise<T> | undefined, intent: Promise<void>): Promise<[T | undefined]>;
+  private async beforeChange<T>(trash: Promise<T> | undefined, intent: Promise<void>): Promise<[T | undefined]> {
+    const [copied] = await Promise.allSettled([trash, intent]);
+    if (copied.status === "rejected") throw copied.reason;
+    return [copied.value];
+  }
+
   /**
    * Tells the history which bytes the write is about to leave, before they are written, so a crash
    * before the commit does not lose this version. A failure only logs: the commit that follows
@@ -485,8 +494,9 @@ export class WritePath {
       if (!result.changed || op.dry_run) return result;
       const warnings = result.warnings;
       const creating = result.created;
-      if (current.exists && current.bytes) result.trash = await this.copyToTrash(op.path, current.bytes);
-      await this.intend(op, bytes);
+      // Both must be on disk before the note changes, and neither needs the other.
+      const [trash] = await this.beforeChange(current.exists && current.bytes ? this.copyToTrash(op.path, current.bytes) : undefined, this.intend(op, bytes));
+      if (trash !== undefined) result.trash = trash;
       try {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
       } catch (error) {
@@ -543,8 +553,7 @@ export class WritePath {
     const removed = await this.lock.run(async () => {
       const { current, result } = await this.planRemove(op);
       if (op.dry_run) return result;
-      result.trash = await this.copyToTrash(op.path, current.bytes ?? new Uint8Array());
-      await this.intend(op, null);
+      [result.trash] = await this.beforeChange(this.copyToTrash(op.path, current.bytes ?? new Uint8Array()), this.intend(op, null));
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
       } catch (error) {
@@ -615,8 +624,8 @@ export class WritePath {
         result.message = "Dry run: nothing was written.";
         return result;
       }
-      if (before) result.trash = await this.copyToTrash(op.path, before);
-      await this.intend(op, op.bytes);
+      const [trash] = await this.beforeChange(before ? this.copyToTrash(op.path, before) : undefined, this.intend(op, op.bytes));
+      if (trash !== undefined) result.trash = trash;
       try {
         await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
       } catch (error) {

@@ -5,6 +5,7 @@ import { describeFailure } from "../../core/errors";
 import { promises as fs } from "node:fs";
 import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
+import { nativeDeflate } from "./deflate";
 import { GitHistory, UnavailableHistory, type VaultFiles } from "../../history/git-history";
 
 export interface OpenHistoryOptions {
@@ -35,6 +36,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       dir: options.root,
       gitdir: options.gitdir,
       fs,
+      deflate: nativeDeflate,
       logger: options.logger,
       clock: options.clock,
       ...(options.author ? { author: options.author } : {}),

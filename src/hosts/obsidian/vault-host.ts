@@ -7,6 +7,7 @@ import type { App, EventRef, TAbstractFile } from "obsidian";
 import { FileSystemAdapter, type TFile } from "obsidian";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { Clock, Hasher, HistoryPort, Logger, Yielder } from "../../core/ports";
+import { nativeDeflate } from "../node/deflate";
 import { GitHistory, UnavailableHistory } from "../../history/git-history";
 import { AdapterIndexStore } from "./index-store";
 import { ObsidianMetadata } from "./metadata-port";
@@ -119,6 +120,7 @@ export class ObsidianVaultHost {
         dir: adapter.getFullPath(this.scope.folder),
         gitdir: adapter.getFullPath(settings.gitFolder),
         fs,
+        deflate: nativeDeflate,
         logger: this.options.logger,
         clock: this.options.clock,
         author: settings.author,

@@ -1,0 +1,40 @@
+// The history writes its tree objects itself (see GitHistory.writeObject): byte for byte what
+// isomorphic-git writes for the same entries, and what git itself reads, in git's order of names.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import * as git from "isomorphic-git";
+import { sortTree, treeContent } from "../../src/history/git-history";
+
+const blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+const tree = "4b825dc642cb6eb9a060e54bf8d69288fbc4904b";
+
+test("tree objects are isomorphic-git's bytes for the same entries: folders sort as if their name ended in '/', names by UTF-8 bytes, astral characters included", async () => {
+  const names = ["a.md", "a", "a-b.md", "a0.md", "Zeta.md", "émile.md", "日本.md", "😀 smile.md", "\uFFFD.md", "b"];
+  const entries = names.map((name) => (name === "a" || name === "b" ? { mode: "040000", path: name, oid: tree, type: "tree" as const } : { mode: "100644", path: name, oid: blob, type: "blob" as const }));
+  const gitdir = mkdtempSync(path.join(os.tmpdir(), "sb-tree-"));
+  try {
+    await git.init({ fs: { promises: fsp }, gitdir, bare: true });
+    for (const order of [entries, [...entries].reverse()]) {
+      const expected = await git.writeTree({ fs: { promises: fsp }, gitdir, tree: order.map((entry) => ({ ...entry })) });
+      const { object } = await git.readObject({ fs: { promises: fsp }, gitdir, oid: expected, format: "content" });
+      assert.deepEqual(Buffer.from(treeContent(sortTree(order))), Buffer.from(object as Uint8Array));
+    }
+    const sorted = sortTree(entries).map((entry) => entry.path);
+    assert.ok(sorted.indexOf("a-b.md") < sorted.indexOf("a"), "'a-' sorts before the folder 'a/'");
+    assert.ok(sorted.indexOf("a") < sorted.indexOf("a0.md"), "the folder 'a/' sorts before 'a0'");
+    assert.ok(sorted.indexOf("\uFFFD.md") < sorted.indexOf("😀 smile.md"), "U+FFFD before an astral character, as in UTF-8");
+    if (spawnSync("git", ["--version"]).status === 0) {
+      const written = spawnSync("git", ["--git-dir", gitdir, "hash-object", "-t", "tree", "--stdin", "-w"], { input: Buffer.from(treeContent(sortTree(entries))) });
+      assert.equal(written.status, 0, String(written.stderr));
+      const fsck = spawnSync("git", ["--git-dir", gitdir, "fsck", "--strict", written.stdout.toString().trim()], { encoding: "utf8" });
+      assert.doesNotMatch(`${fsck.stdout}${fsck.stderr}`, /error|notSorted|badTree/i);
+    }
+  } finally {
+    rmSync(gitdir, { recursive: true, force: true });
+  }
+});
