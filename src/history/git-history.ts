@@ -12,7 +12,6 @@ import {
   readCommit,
   readTree,
   resolveRef,
-  writeCommit,
   writeRef,
   type HttpClient,
   type ReadCommitResult,
@@ -32,6 +31,8 @@ const BASELINE_PARALLEL = 8;
 const TREE_CACHE_MAX = 2048;
 /** Objects written or found whole since opening, so a second write of one costs nothing; cleared past this. */
 const KNOWN_OBJECTS_MAX = 200_000;
+/** Object files written at once in the background: overlaps their I/O, far from file-handle limits. */
+const OBJECT_WRITES_PARALLEL = 16;
 /** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
@@ -145,6 +146,29 @@ async function streamDeflate(bytes: Uint8Array): Promise<Uint8Array> {
 const SURROGATE = /[\uD800-\uDFFF]/;
 const HEX = new Map(Array.from({ length: 256 }, (_, byte) => [byte.toString(16).padStart(2, "0"), byte]));
 
+interface Signature {
+  name: string;
+  email: string;
+  timestamp: number;
+  /** As Date#getTimezoneOffset gives it: minutes west of UTC. */
+  timezoneOffset: number;
+}
+
+/** `+hhmm` east of UTC, as git writes it (and isomorphic-git, whose commits these are byte for byte). */
+function formatOffset(minutesWest: number): string {
+  const east = -minutesWest;
+  const sign = east < 0 ? "-" : "+";
+  const minutes = Math.abs(east);
+  return `${sign}${String(Math.floor(minutes / 60)).padStart(2, "0")}${String(minutes % 60).padStart(2, "0")}`;
+}
+
+/** A commit object's text: headers, a blank line, the message without carriage returns or leading blank lines, ending in one newline. */
+export function commitText(tree: string, parent: string | null, signature: Signature, message: string): string {
+  const person = `${signature.name} <${signature.email}> ${signature.timestamp} ${formatOffset(signature.timezoneOffset)}`;
+  const body = `${message.replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`;
+  return `tree ${tree}\n${parent ? `parent ${parent}\n` : ""}author ${person}\ncommitter ${person}\n\n${body}`;
+}
+
 /** UTF-8 byte order, which is code point order: UTF-16 order of the strings unless a surrogate is in them. */
 function compareNames(a: string, b: string): number {
   if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
@@ -249,6 +273,9 @@ export class GitHistory implements HistoryPort {
   private readonly cache: object = {};
   private readonly trees = new Map<string, TreeEntry[]>();
   private readonly objects = new Set<string>();
+  /** Object files being written, by id: null once written, the failure if it failed (kept until reported). */
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private writing = 0;
   private pending: Promise<unknown> = Promise.resolve();
   private pushing: Promise<void> | null = null;
   private pushAgain = false;
@@ -444,6 +471,7 @@ export class GitHistory implements HistoryPort {
             request.reject(this.explain(error));
           }
         }
+        await this.settleWrites();
       } finally {
         await this.durable.syncObjects();
       }
@@ -497,6 +525,7 @@ export class GitHistory implements HistoryPort {
       for (const earlier of this.intents) {
         if (earlier.path !== path || earlier.stored || earlier.oid === null || !earlier.bytes) continue;
         await this.blob(earlier.bytes);
+        await this.settleWrites([earlier.oid]);
         await this.durable.syncObject(earlier.oid);
         earlier.stored = true;
       }
@@ -627,15 +656,37 @@ export class GitHistory implements HistoryPort {
   /**
    * A loose object as git stores it, written here rather than by isomorphic-git's writeBlob and
    * writeTree: those wrap the file system, look for the git directory and check every entry's shape on
-   * each call, which at a folder of hundreds of notes cost more than the commit's own I/O.
+   * each call, which at a folder of hundreds of notes cost more than the commit's own I/O. Resolves
+   * with the id once it is hashed; the file is written in the background, since a commit needs only
+   * its parts' ids, and `settleWrites` waits for it before any ref may name it.
    */
-  private async writeObject(type: "blob" | "tree", content: Uint8Array): Promise<string> {
+  private async writeObject(type: "blob" | "tree" | "commit", content: Uint8Array): Promise<string> {
     const header = encoder.encode(`${type} ${content.byteLength}\0`);
     const object = new Uint8Array(header.byteLength + content.byteLength);
     object.set(header);
     object.set(content, header.byteLength);
     const oid = await sha1Hex(object);
     if (this.objects.has(oid)) return oid;
+    while (this.writing >= OBJECT_WRITES_PARALLEL) await Promise.race(this.inflight.values());
+    if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();
+    this.objects.add(oid);
+    this.writing += 1;
+    const written = this.storeObject(oid, object).then(
+      () => {
+        this.inflight.delete(oid);
+        return null;
+      },
+      (error: unknown) => {
+        // Kept until a settle reports it; the object counts as unwritten.
+        this.objects.delete(oid);
+        return error;
+      },
+    );
+    this.inflight.set(oid, written.finally(() => (this.writing -= 1)));
+    return oid;
+  }
+
+  private async storeObject(oid: string, object: Uint8Array): Promise<void> {
     const folder = joinPath(this.gitdir, `objects/${oid.slice(0, 2)}`);
     const file = `${folder}/${oid.slice(2)}`;
     // Present and whole (the durable layer checks an object file once before it counts): kept as it is.
@@ -646,21 +697,30 @@ export class GitHistory implements HistoryPort {
         throw error;
       },
     );
-    if (!present) {
-      const deflated = await (this.options.deflate ?? streamDeflate)(object);
-      try {
-        await this.fs.promises.writeFile(file, deflated);
-      } catch (error) {
-        if (!isCode(error, "ENOENT")) throw error;
-        await this.fs.promises.mkdir(folder).catch((made: unknown) => {
-          if (!isCode(made, "EEXIST")) throw made;
-        });
-        await this.fs.promises.writeFile(file, deflated);
-      }
+    if (present) return;
+    const deflated = await (this.options.deflate ?? streamDeflate)(object);
+    try {
+      await this.fs.promises.writeFile(file, deflated);
+    } catch (error) {
+      if (!isCode(error, "ENOENT")) throw error;
+      await this.fs.promises.mkdir(folder).catch((made: unknown) => {
+        if (!isCode(made, "EEXIST")) throw made;
+      });
+      await this.fs.promises.writeFile(file, deflated);
     }
-    if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();
-    this.objects.add(oid);
-    return oid;
+  }
+
+  /** Waits for the objects being written (all, or the ones named) and throws the first failure among them. */
+  private async settleWrites(oids?: readonly string[]): Promise<void> {
+    const waiting = oids ? oids.flatMap((oid) => (this.inflight.has(oid) ? [[oid, this.inflight.get(oid)!] as const] : [])) : [...this.inflight];
+    const failures: unknown[] = [];
+    for (const [oid, written] of waiting) {
+      const failure = await written;
+      // A failure stays for the next full settle too: a commit of another caller may name the object.
+      if (failure === null || !oids) this.inflight.delete(oid);
+      if (failure !== null) failures.push(failure);
+    }
+    if (failures.length > 0) throw failures[0];
   }
 
   /** A tree of the folder's visible files, or null when it holds none. */
@@ -687,11 +747,7 @@ export class GitHistory implements HistoryPort {
     const now = this.options.clock.now();
     const author = this.options.author ?? DEFAULT_AUTHOR;
     const signature = { name: author.name, email: author.email, timestamp: Math.floor(now / 1000), timezoneOffset: new Date(now).getTimezoneOffset() };
-    const id = await writeCommit({
-      fs: this.fs,
-      gitdir: this.gitdir,
-      commit: { message, tree, parent: parent ? [parent] : [], author: signature, committer: signature },
-    });
+    const id = await this.writeObject("commit", encoder.encode(commitText(tree, parent, signature, message)));
     return { id, tree };
   }
 
@@ -700,6 +756,7 @@ export class GitHistory implements HistoryPort {
     const base = head ? (await this.commitAt(head)).commit.tree : null;
     const next = await this.buildCommit(head, base, changes, message);
     if (!next) return null;
+    await this.settleWrites();
     await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: next.id, force: true });
     return next.id;
   }

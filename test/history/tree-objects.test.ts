@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import * as git from "isomorphic-git";
-import { sortTree, treeContent } from "../../src/history/git-history";
+import { commitText, sortTree, treeContent } from "../../src/history/git-history";
 
 const blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 const tree = "4b825dc642cb6eb9a060e54bf8d69288fbc4904b";
@@ -33,6 +33,26 @@ test("tree objects are isomorphic-git's bytes for the same entries: folders sort
       assert.equal(written.status, 0, String(written.stderr));
       const fsck = spawnSync("git", ["--git-dir", gitdir, "fsck", "--strict", written.stdout.toString().trim()], { encoding: "utf8" });
       assert.doesNotMatch(`${fsck.stdout}${fsck.stderr}`, /error|notSorted|badTree/i);
+    }
+  } finally {
+    rmSync(gitdir, { recursive: true, force: true });
+  }
+});
+
+test("commit objects are isomorphic-git's bytes: time zones east and west, a message with carriage returns and blank lines around it, with and without a parent", async () => {
+  const gitdir = mkdtempSync(path.join(os.tmpdir(), "sb-commit-"));
+  try {
+    await git.init({ fs: { promises: fsp }, gitdir, bare: true });
+    const cases = [
+      { offset: 0, message: "note_edit: a.md", parent: null },
+      { offset: -90, message: "\n\nnote_edit: ü.md\r\n\r\nthe reason\r\n\nVia: Client\n\n\n", parent: "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391" },
+      { offset: 300, message: "initial: 3 notes\n", parent: null },
+    ];
+    for (const { offset, message, parent } of cases) {
+      const signature = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost", timestamp: 1_765_000_000, timezoneOffset: offset };
+      const expected = await git.writeCommit({ fs: { promises: fsp }, gitdir, commit: { message, tree, parent: parent ? [parent] : [], author: signature, committer: signature } });
+      const { object } = await git.readObject({ fs: { promises: fsp }, gitdir, oid: expected, format: "content" });
+      assert.equal(commitText(tree, parent, signature, message), Buffer.from(object as Uint8Array).toString("utf8"));
     }
   } finally {
     rmSync(gitdir, { recursive: true, force: true });
