@@ -1,0 +1,79 @@
+// A real but tiny feature-extraction model, built here because no pretrained one can be downloaded on
+// test machines: an ONNX graph (a Gather over an 8-dimensional embedding table, so each word has its
+// own vector) written with the ONNX protobuf code that onnxruntime-web ships, a BERT WordPiece
+// tokenizer over a dozen words, and the config transformers.js reads.
+import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { ModelFile } from "../../src/core/search/semantic/on-device-models";
+
+interface OnnxCodec {
+  onnx: { ModelProto: { create(value: object): object; encode(message: object): { finish(): Uint8Array } } };
+}
+
+export const TINY_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "dog", "sat", "on", "mat", "car", "road"];
+export const TINY_DIMS = 8;
+
+/** The model's files by path inside the repository (onnx/model_quantized.onnx, read with dtype q8). */
+export function tinyModelFiles(): Map<string, Buffer> {
+  const load = createRequire(path.join(process.cwd(), "package.json"));
+  const { onnx } = load(path.join(process.cwd(), "node_modules/onnxruntime-web/lib/onnxjs/ort-schema/protobuf/onnx.js")) as OnnxCodec;
+  const V = TINY_VOCAB.length;
+  const table = new Float32Array(V * TINY_DIMS);
+  for (let i = 0; i < V; i++) for (let j = 0; j < TINY_DIMS; j++) table[i * TINY_DIMS + j] = Math.sin((i + 1) * (j + 1));
+  const tensor = (name: string, elemType: number, dims: Array<string | number>) => ({
+    name,
+    type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === "string" ? { dimParam: d } : { dimValue: d })) } } },
+  });
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    producerName: "secondbrain-test",
+    opsetImport: [{ domain: "", version: 13 }],
+    graph: {
+      name: "tiny",
+      initializer: [{ name: "table", dataType: 1, dims: [V, TINY_DIMS], rawData: new Uint8Array(table.buffer) }],
+      node: [
+        { opType: "Gather", input: ["table", "input_ids"], output: ["last_hidden_state"], attribute: [{ name: "axis", type: 2, i: 0 }] },
+        { opType: "Identity", input: ["attention_mask"], output: ["mask"] },
+      ],
+      input: [tensor("input_ids", 7, ["batch", "seq"]), tensor("attention_mask", 7, ["batch", "seq"])],
+      output: [tensor("last_hidden_state", 1, ["batch", "seq", TINY_DIMS]), tensor("mask", 7, ["batch", "seq"])],
+    },
+  });
+  const special = (id: number) => ({ id, content: TINY_VOCAB[id], single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const tokenizer = {
+    version: "1.0",
+    truncation: null,
+    padding: null,
+    added_tokens: [0, 1, 2, 3].map(special),
+    normalizer: { type: "BertNormalizer", clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+    pre_tokenizer: { type: "BertPreTokenizer" },
+    post_processor: {
+      type: "TemplateProcessing",
+      single: [{ SpecialToken: { id: "[CLS]", type_id: 0 } }, { Sequence: { id: "A", type_id: 0 } }, { SpecialToken: { id: "[SEP]", type_id: 0 } }],
+      pair: [],
+      special_tokens: { "[CLS]": { id: "[CLS]", ids: [2], tokens: ["[CLS]"] }, "[SEP]": { id: "[SEP]", ids: [3], tokens: ["[SEP]"] } },
+    },
+    decoder: { type: "WordPiece", prefix: "##", cleanup: true },
+    model: { type: "WordPiece", unk_token: "[UNK]", continuing_subword_prefix: "##", max_input_chars_per_word: 100, vocab: Object.fromEntries(TINY_VOCAB.map((w, i) => [w, i])) },
+  };
+  return new Map([
+    ["config.json", Buffer.from(JSON.stringify({ model_type: "bert", hidden_size: TINY_DIMS, architectures: ["BertModel"] }))],
+    ["tokenizer.json", Buffer.from(JSON.stringify(tokenizer))],
+    ["tokenizer_config.json", Buffer.from(JSON.stringify({ tokenizer_class: "BertTokenizer", do_lower_case: true, model_max_length: 512, pad_token: "[PAD]", unk_token: "[UNK]", cls_token: "[CLS]", sep_token: "[SEP]" }))],
+    ["onnx/model_quantized.onnx", Buffer.from(onnx.ModelProto.encode(model).finish())],
+  ]);
+}
+
+/** The manifest entries that pin these files. */
+export function manifestOf(files: Map<string, Buffer>): ModelFile[] {
+  return [...files].map(([file, bytes]) => ({ path: file, size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") }));
+}
+
+export function writeModel(folder: string, files: Map<string, Buffer>): void {
+  for (const [file, bytes] of files) {
+    mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
+    writeFileSync(path.join(folder, file), bytes);
+  }
+}
