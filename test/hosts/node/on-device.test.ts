@@ -4,13 +4,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ON_DEVICE_MODELS, type OnDeviceModel } from "../../../src/core/search/semantic/on-device-models";
 import { downloadModel, downloadPlan, isModelReady, ModelDownloadError, modelFolder, type DownloadProgress } from "../../../src/hosts/node/model-download";
 import { OnDeviceProvider } from "../../../src/hosts/node/on-device-provider";
+import { NodeVaultHost } from "../../../src/hosts/node/host";
+import { JsonLineLogger } from "../../../src/hosts/node/services";
+import { within } from "../../support/poll";
 import { manifestOf, TINY_DIMS, tinyModelFiles } from "../../support/tiny-model";
 
 const REVISION = "0123456789abcdef0123456789abcdef01234567";
@@ -153,4 +156,29 @@ test("the provider embeds with transformers.js from the downloaded folder and ne
   assert.deepEqual(batched[0], cat, "batches split texts without mixing rows");
   assert.deepEqual(batched[1], road);
   assert.equal(hub.requests.length, files.size, "loading the model fetched nothing more");
+});
+
+test("a vault host with the on-device kind embeds the vault in the background and answers semantic searches", async (t) => {
+  const files = tinyModelFiles();
+  const model = tinyModel(files);
+  const hub = await startHub(model.repo, files);
+  t.after(() => hub.close());
+  const modelsFolder = tempFolder(t);
+  await downloadModel({ model, source: hub.url, modelsFolder });
+  const root = tempFolder(t);
+  writeFileSync(path.join(root, "pets.md"), "# Pets\n\nthe cat sat on the mat\n");
+  writeFileSync(path.join(root, "roads.md"), "# Roads\n\ncar road car road\n");
+  writeFileSync(path.join(root, "dogs.md"), "# Dogs\n\nthe dog sat\n");
+  const host = new NodeVaultHost({ name: "tiny", root, dataDir: tempFolder(t), logger: new JsonLineLogger({ write: () => undefined }), watch: false, history: false, ingestWorkers: 0, embeddings: { kind: "on-device", model, modelsFolder } });
+  t.after(() => host.stop());
+  await host.start();
+  await within(30_000, "the vault is embedded on the device", () => {
+    const status = host.engine.semanticStatus();
+    return status.state === "ready" && status.done === 3;
+  });
+  assert.equal(host.engine.semanticStatus().model, "tiny");
+  const outcome = await host.engine.search("cat mat", { limit: 3, offset: 0, mode: "semantic" });
+  assert.equal(outcome.mode, "semantic");
+  assert.equal(outcome.hits[0]!.path, "pets.md");
+  assert.equal(hub.requests.length, files.size, "embedding and searching fetched nothing");
 });
