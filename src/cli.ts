@@ -291,6 +291,8 @@ function embeddingSettings(config: AppConfig | null): Pick<HeadlessOptions, "emb
       ...(embeddings.batchSize !== undefined ? { batchSize: embeddings.batchSize } : {}),
       ...(embeddings.timeoutMs !== undefined ? { timeoutMs: embeddings.timeoutMs } : {}),
       ...(embeddings.requestsPerMinute !== undefined ? { requestsPerMinute: embeddings.requestsPerMinute } : {}),
+      ...(embeddings.queryPrefix !== undefined ? { queryPrefix: embeddings.queryPrefix } : {}),
+      ...(embeddings.passagePrefix !== undefined ? { passagePrefix: embeddings.passagePrefix } : {}),
     },
   };
 }

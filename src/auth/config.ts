@@ -58,6 +58,9 @@ export interface EmbeddingsConfig {
   batchSize?: number;
   timeoutMs?: number;
   requestsPerMinute?: number;
+  /** Put before questions / note passages: asymmetric models served by the endpoint (e5) want them. */
+  queryPrefix?: string;
+  passagePrefix?: string;
 }
 
 /** The Prometheus endpoint (off unless enabled). */
@@ -99,7 +102,7 @@ export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
 const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth", "embeddings", "metrics"] as const;
-const EMBEDDINGS_KEYS = ["enabled", "url", "model", "api_key_env", "batch_size", "timeout_ms", "requests_per_minute"] as const;
+const EMBEDDINGS_KEYS = ["enabled", "url", "model", "api_key_env", "batch_size", "timeout_ms", "requests_per_minute", "query_prefix", "passage_prefix"] as const;
 const METRICS_KEYS = ["enabled", "path", "key", "listen"] as const;
 const OAUTH_KEYS = ["enabled", "client_id_metadata_documents"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
@@ -162,6 +165,13 @@ class Reader {
     const value = this.scalar(at);
     if (typeof value !== "string" || value.trim() === "") this.fail(at, "must be a non-empty string");
     return value.trim();
+  }
+
+  /** A string kept as written, spaces included: a prefix's trailing space is part of it. */
+  verbatim(at: Located): string {
+    const value = this.scalar(at);
+    if (typeof value !== "string" || value === "") this.fail(at, "must be a non-empty string (quote it to keep a trailing space)");
+    return value;
   }
 
   boolean(at: Located): boolean {
@@ -417,6 +427,8 @@ function readEmbeddings(reader: Reader, at: Located | undefined): EmbeddingsConf
   if (fields.batch_size) embeddings.batchSize = reader.integer(fields.batch_size, 1, 2048);
   if (fields.timeout_ms) embeddings.timeoutMs = reader.integer(fields.timeout_ms, 100, 600_000);
   if (fields.requests_per_minute) embeddings.requestsPerMinute = reader.integer(fields.requests_per_minute, 1, 1_000_000);
+  if (fields.query_prefix) embeddings.queryPrefix = reader.verbatim(fields.query_prefix);
+  if (fields.passage_prefix) embeddings.passagePrefix = reader.verbatim(fields.passage_prefix);
   return embeddings;
 }
 

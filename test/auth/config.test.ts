@@ -75,6 +75,10 @@ test("embeddings: off unless the section is there; url and model required; the k
     { enabled: true, url: "http://localhost:11434/v1", model: "nomic-embed-text", apiKeyEnv: "EMBED_KEY", batchSize: 16, timeoutMs: 5000, requestsPerMinute: 120 },
   );
   assert.deepEqual(parseConfig("embeddings:\n  enabled: false\n").embeddings, { enabled: false });
+  assert.deepEqual(
+    parseConfig('embeddings:\n  url: http://localhost:8080/v1\n  model: e5\n  query_prefix: "query: "\n  passage_prefix: "passage: "\n').embeddings,
+    { enabled: true, url: "http://localhost:8080/v1", model: "e5", queryPrefix: "query: ", passagePrefix: "passage: " },
+  );
   assert.match(configError("embeddings:\n  url: http://localhost:11434/v1\n").message, /needs both embeddings\.url and embeddings\.model/);
   assert.match(configError("embeddings:\n  url: http://user:pw@host/v1\n  model: m\n").message, /embeddings\.url must not hold credentials/);
   assert.doesNotMatch(configError("embeddings:\n  url: http://user:pw@host/v1\n  model: m\n").message, /pw/);

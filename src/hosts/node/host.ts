@@ -32,6 +32,9 @@ export interface EmbeddingSettings {
   batchSize?: number;
   timeoutMs?: number;
   requestsPerMinute?: number;
+  /** Put before questions / note passages (e5 models want "query: " / "passage: "); none when unset. */
+  queryPrefix?: string;
+  passagePrefix?: string;
 }
 
 /** A model run on this machine from files a download verified into `modelsFolder`. */

@@ -3,7 +3,7 @@
 // a search on a vault whose model is missing fails with an instruction instead of a silent download.
 // transformers.js is imported at run time, not bundled: it and onnxruntime-node stay an optional
 // dependency of the headless server, and main.js does not grow by them.
-import type { EmbeddingProvider } from "../../core/search/semantic/provider";
+import type { EmbeddingProvider, EmbeddingRole } from "../../core/search/semantic/provider";
 import { EmbeddingError } from "../../core/search/semantic/provider";
 import type { OnDeviceModel } from "../../core/search/semantic/on-device-models";
 import { isModelReady } from "./model-download";
@@ -39,8 +39,6 @@ export interface OnDeviceOptions {
   /** transformers.js dtype of the ONNX file: "q8" reads onnx/model_quantized.onnx, "fp32" onnx/model.onnx. */
   dtype?: string;
   batchSize?: number;
-  /** Whether texts are queries (e5 wants "query: ") or passages. */
-  role?: "passage" | "query";
   loadRuntime?: () => Promise<TransformersRuntime>;
   /** Bypasses the download marker; only for a model folder built by hand (tests). */
   skipReadyCheck?: boolean;
@@ -75,7 +73,7 @@ export class OnDeviceProvider implements EmbeddingProvider {
     }
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: readonly string[], role: EmbeddingRole = "passage"): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     this.extractor ??= this.load();
     let extractor: FeatureExtractor;
@@ -85,7 +83,7 @@ export class OnDeviceProvider implements EmbeddingProvider {
       this.extractor = undefined;
       throw error;
     }
-    const prefix = this.options.role === "query" ? this.options.model.queryPrefix : this.options.model.passagePrefix;
+    const prefix = role === "query" ? this.options.model.queryPrefix : this.options.model.passagePrefix;
     const vectors: Float32Array[] = [];
     for (let at = 0; at < texts.length; at += this.batchSize) {
       const batch = texts.slice(at, at + this.batchSize).map((text) => prefix + text);

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { ON_DEVICE_MODELS, type OnDeviceModel } from "../../../src/core/search/semantic/on-device-models";
 import { downloadModel, downloadPlan, isModelReady, ModelDownloadError, modelFolder, type DownloadProgress } from "../../../src/hosts/node/model-download";
-import { OnDeviceProvider } from "../../../src/hosts/node/on-device-provider";
+import { loadTransformers, OnDeviceProvider, type TransformersRuntime } from "../../../src/hosts/node/on-device-provider";
 import { NodeVaultHost } from "../../../src/hosts/node/host";
 import { JsonLineLogger } from "../../../src/hosts/node/services";
 import { within } from "../../support/poll";
@@ -156,6 +156,39 @@ test("the provider embeds with transformers.js from the downloaded folder and ne
   assert.deepEqual(batched[0], cat, "batches split texts without mixing rows");
   assert.deepEqual(batched[1], road);
   assert.equal(hub.requests.length, files.size, "loading the model fetched nothing more");
+});
+
+test("an e5-style model gets its manifest's query prefix before questions and passage prefix before note text", async (t) => {
+  const files = tinyModelFiles();
+  const model: OnDeviceModel = { ...tinyModel(files), queryPrefix: "query: ", passagePrefix: "passage: " };
+  const modelsFolder = tempFolder(t);
+  const hub = await startHub(model.repo, files);
+  t.after(() => hub.close());
+  await downloadModel({ model, source: hub.url, modelsFolder });
+  const seen: string[][] = [];
+  // The real runtime, with each batch the model is given recorded on its way in.
+  const recording = async (): Promise<TransformersRuntime> => {
+    const runtime = await loadTransformers();
+    return {
+      env: runtime.env,
+      pipeline: async (task, name, options) => {
+        const extract = await runtime.pipeline(task, name, options);
+        return (texts, pooling) => {
+          seen.push([...texts]);
+          return extract(texts, pooling);
+        };
+      },
+    };
+  };
+  const provider = new OnDeviceProvider({ model, modelsFolder, loadRuntime: recording });
+  await provider.embed(["the cat sat"], "query");
+  await provider.embed(["the cat sat", "car road"], "passage");
+  assert.deepEqual(seen, [["query: the cat sat"], ["passage: the cat sat", "passage: car road"]]);
+
+  const bare = new OnDeviceProvider({ model: tinyModel(files), modelsFolder, loadRuntime: recording });
+  seen.length = 0;
+  await bare.embed(["the cat sat"], "query");
+  assert.deepEqual(seen, [["the cat sat"]], "a model without prefixes gets the text as given");
 });
 
 test("a vault host with the on-device kind embeds the vault in the background and answers semantic searches", async (t) => {
