@@ -4,6 +4,8 @@
 // tokenizer over a dozen words, and the config transformers.js reads.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { ModelFile } from "../../src/core/search/semantic/on-device-models";
@@ -76,4 +78,40 @@ export function writeModel(folder: string, files: Map<string, Buffer>): void {
     mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
     writeFileSync(path.join(folder, file), bytes);
   }
+}
+
+/** The revision the tests pin their models at. */
+export const TINY_REVISION = "0123456789abcdef0123456789abcdef01234567";
+
+export interface ModelHub {
+  url: string;
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** Serves `files` at `/<repo>/resolve/<revision>/<path>` as the hub does, in small chunks so progress has steps. */
+export async function startModelHub(repo: string, files: Map<string, Buffer>, revision = TINY_REVISION): Promise<ModelHub> {
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(request.url ?? "");
+    const prefix = `/${repo}/resolve/${revision}/`;
+    const file = request.url?.startsWith(prefix) ? files.get(decodeURIComponent(request.url.slice(prefix.length))) : undefined;
+    if (file === undefined) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { "Content-Type": "application/octet-stream" });
+    for (let at = 0; at < file.length; at += 256) response.write(file.subarray(at, at + 256));
+    response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

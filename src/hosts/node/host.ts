@@ -43,10 +43,19 @@ export interface OnDeviceEmbeddingSettings {
   model: OnDeviceModel;
   modelsFolder: string;
   batchSize?: number;
+  /** How to download the model, said in vault_list while it is missing. */
+  downloadHint?: string;
 }
 
 export function embeddingProvider(settings: EmbeddingSettings | OnDeviceEmbeddingSettings): EmbeddingProvider {
-  if ("kind" in settings) return new OnDeviceProvider({ model: settings.model, modelsFolder: settings.modelsFolder, ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}) });
+  if ("kind" in settings) {
+    return new OnDeviceProvider({
+      model: settings.model,
+      modelsFolder: settings.modelsFolder,
+      ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
+      ...(settings.downloadHint !== undefined ? { downloadHint: settings.downloadHint } : {}),
+    });
+  }
   return new OpenAICompatibleProvider({ ...settings, post: nodeHttpPost, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
 }
 

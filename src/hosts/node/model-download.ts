@@ -25,6 +25,8 @@ export interface DownloadOptions {
   /** Holds `<repo>/` per model (transformers.js's localModelPath). */
   modelsFolder: string;
   onProgress?: (progress: DownloadProgress) => void;
+  /** A file's bytes matched its pinned size and SHA-256. */
+  onVerified?: (file: { path: string; sha256: string; size: number }) => void;
   signal?: AbortSignal;
 }
 
@@ -127,6 +129,7 @@ export async function downloadModel(options: DownloadOptions): Promise<{ folder:
       if (fileBytes !== file.size || digest !== file.sha256) {
         throw new ModelDownloadError(`${file.path} of ${model.id} does not match the pinned checksum (got ${fileBytes} bytes, sha256 ${digest}; expected ${file.size} bytes, sha256 ${file.sha256}); refused and deleted`);
       }
+      options.onVerified?.({ path: file.path, sha256: digest, size: fileBytes });
     }
     const marker: Marker = { revision: model.revision ?? "", files: model.files.map((file) => ({ path: file.path, sha256: file.sha256 })) };
     await writeFile(path.join(staging, MARKER), JSON.stringify(marker));

@@ -5,7 +5,7 @@
 // dependency of the headless server, and main.js does not grow by them.
 import type { EmbeddingProvider, EmbeddingRole } from "../../core/search/semantic/provider";
 import { EmbeddingError } from "../../core/search/semantic/provider";
-import type { OnDeviceModel } from "../../core/search/semantic/on-device-models";
+import { pinProblem, type OnDeviceModel } from "../../core/search/semantic/on-device-models";
 import { isModelReady } from "./model-download";
 
 interface FeatureOutput {
@@ -40,6 +40,8 @@ export interface OnDeviceOptions {
   dtype?: string;
   batchSize?: number;
   loadRuntime?: () => Promise<TransformersRuntime>;
+  /** How to download the model, said when it is missing (the plugin's button, the server's command). */
+  downloadHint?: string;
   /** Bypasses the download marker; only for a model folder built by hand (tests). */
   skipReadyCheck?: boolean;
 }
@@ -60,7 +62,9 @@ export class OnDeviceProvider implements EmbeddingProvider {
   private async load(): Promise<FeatureExtractor> {
     const { model, modelsFolder } = this.options;
     if (!this.options.skipReadyCheck && !(await isModelReady(modelsFolder, model))) {
-      throw new EmbeddingError("unreachable", `the on-device model "${model.id}" is not downloaded; download it from the plugin settings (or the server's download command) first`);
+      const problem = pinProblem(model);
+      if (problem !== null) throw new EmbeddingError("unreachable", problem);
+      throw new EmbeddingError("unreachable", `the on-device model "${model.id}" is not downloaded; ${this.options.downloadHint ?? "download it from the plugin settings (or the server's download command) first"}`);
     }
     const runtime = await (this.options.loadRuntime ?? loadTransformers)();
     runtime.env.localModelPath = modelsFolder.endsWith("/") ? modelsFolder : `${modelsFolder}/`;

@@ -3,9 +3,7 @@
 // running transformers.js on the hand-built model it downloaded, never fetching by itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { ON_DEVICE_MODELS, type OnDeviceModel } from "../../../src/core/search/semantic/on-device-models";
@@ -14,38 +12,7 @@ import { loadTransformers, OnDeviceProvider, type TransformersRuntime } from "..
 import { NodeVaultHost } from "../../../src/hosts/node/host";
 import { JsonLineLogger } from "../../../src/hosts/node/services";
 import { within } from "../../support/poll";
-import { manifestOf, TINY_DIMS, tinyModelFiles } from "../../support/tiny-model";
-
-const REVISION = "0123456789abcdef0123456789abcdef01234567";
-
-interface Hub {
-  url: string;
-  requests: string[];
-  close(): Promise<void>;
-}
-
-/** Serves `files` at `/<repo>/resolve/<revision>/<path>` as the hub does, in small chunks so progress has steps. */
-async function startHub(repo: string, files: Map<string, Buffer>): Promise<Hub> {
-  const requests: string[] = [];
-  const server: Server = createServer((request, response) => {
-    requests.push(request.url ?? "");
-    const prefix = `/${repo}/resolve/${REVISION}/`;
-    const file = request.url?.startsWith(prefix) ? files.get(decodeURIComponent(request.url.slice(prefix.length))) : undefined;
-    if (file === undefined) {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(200, { "Content-Type": "application/octet-stream" });
-    for (let at = 0; at < file.length; at += 256) response.write(file.subarray(at, at + 256));
-    response.end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
+import { manifestOf, startModelHub as startHub, TINY_DIMS, TINY_REVISION as REVISION, tinyModelFiles } from "../../support/tiny-model";
 
 function tinyModel(files: Map<string, Buffer>): OnDeviceModel {
   return { id: "tiny", repo: "test/tiny-bert", revision: REVISION, dims: TINY_DIMS, passagePrefix: "", queryPrefix: "", multilingual: false, files: manifestOf(files) };

@@ -65,7 +65,7 @@ export const ON_DEVICE_MODELS: Readonly<Record<string, OnDeviceModel>> = {
 /** Why a model cannot be downloaded as pinned, or null when it can. */
 export function pinProblem(model: OnDeviceModel): string | null {
   if (model.revision === null || model.files.length === 0) {
-    return `model "${model.id}" is not pinned yet: its manifest has no revision and file checksums, so it cannot be downloaded safely; pick another model or fill the manifest from the hub's metadata`;
+    return `model "${model.id}" is not pinned yet: its manifest has no revision and file checksums, so it cannot be downloaded safely; pick another model, or pin its revision and each file's size and SHA-256 yourself (the headless config's embeddings.pinned_models)`;
   }
   for (const file of model.files) {
     if (!/^[0-9a-f]{64}$/.test(file.sha256)) return `model "${model.id}" has no valid SHA-256 for ${file.path} in its manifest`;
