@@ -90,11 +90,19 @@ test("a file larger than pinned is cut off and refused; a missing one names the 
   await assert.rejects(downloadModel({ model, source: bare.url, modelsFolder }), /answered HTTP 404 for config\.json of tiny; check the model source setting/);
 });
 
-test("the shipped models refuse to download until their manifest is pinned", () => {
-  for (const model of Object.values(ON_DEVICE_MODELS)) {
-    assert.throws(() => downloadPlan(model), /is not pinned yet: .*cannot be downloaded safely/);
+test("the shipped models are pinned to a revision with the four files transformers.js reads for q8; an unpinned model refuses to download", () => {
+  const e5 = ON_DEVICE_MODELS["multilingual-e5-small"]!;
+  const mini = ON_DEVICE_MODELS["all-MiniLM-L6-v2"]!;
+  for (const model of [e5, mini]) {
+    assert.deepEqual(model.files.map((file) => file.path), ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"]);
+    assert.match(model.revision!, /^[0-9a-f]{40}$/);
   }
-  assert.equal(ON_DEVICE_MODELS["multilingual-e5-small"]!.multilingual, true);
+  assert.equal(downloadPlan(e5).summary, "multilingual-e5-small: 4 files, 135.4 MB");
+  assert.equal(downloadPlan(mini).summary, "all-MiniLM-L6-v2: 4 files, 23.7 MB");
+  assert.equal(e5.multilingual, true);
+  assert.deepEqual([e5.queryPrefix, e5.passagePrefix], ["query: ", "passage: "]);
+  assert.throws(() => downloadPlan({ ...mini, revision: null }), /is not pinned yet: .*cannot be downloaded safely/);
+  assert.throws(() => downloadPlan({ ...mini, files: mini.files.map((file) => ({ ...file, sha256: "" })) }), /has no valid SHA-256 for config\.json/);
 });
 
 test("the provider embeds with transformers.js from the downloaded folder and never downloads by itself", async (t) => {
