@@ -3,12 +3,15 @@
 // own vector) written with the ONNX protobuf code that onnxruntime-web ships, a BERT WordPiece
 // tokenizer over a dozen words, and the config transformers.js reads.
 import { createHash } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { ModelFile } from "../../src/core/search/semantic/on-device-models";
+import { RUNTIME_PACKAGES, tarballUrl, type RuntimePackage } from "../../src/core/search/semantic/on-device-runtime";
 
 interface OnnxCodec {
   onnx: { ModelProto: { create(value: object): object; encode(message: object): { finish(): Uint8Array } } };
@@ -103,6 +106,59 @@ export async function startModelHub(repo: string, files: Map<string, Buffer>, re
     response.writeHead(200, { "Content-Type": "application/octet-stream" });
     for (let at = 0; at < file.length; at += 256) response.write(file.subarray(at, at + 256));
     response.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The runtime's npm tarballs as the registry serves them: from npm's cache (content-addressed by the
+ * lockfile's integrity, so these are the bytes `npm ci` verified), else fetched by `npm pack`.
+ */
+export function runtimeTarballs(packages: readonly RuntimePackage[] = RUNTIME_PACKAGES): Map<string, Buffer> {
+  const cache = execFileSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).trim();
+  const found = new Map<string, Buffer>();
+  for (const pkg of packages) {
+    const [algorithm, digest] = pkg.integrity.split("-", 2) as [string, string];
+    const hex = Buffer.from(digest, "base64").toString("hex");
+    const cached = path.join(cache, "_cacache", "content-v2", algorithm, hex.slice(0, 2), hex.slice(2, 4), hex.slice(4));
+    let bytes: Buffer;
+    if (existsSync(cached)) {
+      bytes = readFileSync(cached);
+    } else {
+      const folder = mkdtempSync(path.join(os.tmpdir(), "sb-pack-"));
+      try {
+        const file = execFileSync("npm", ["pack", `${pkg.name}@${pkg.version}`, "--pack-destination", folder, "--silent"], { encoding: "utf8" }).trim().split("\n").at(-1)!;
+        bytes = readFileSync(path.join(folder, file));
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    }
+    found.set(new URL(tarballUrl("http://registry.invalid", pkg)).pathname, bytes);
+  }
+  return found;
+}
+
+/** Serves `files` by URL path (a registry stand-in), counting requests. */
+export async function startFileServer(files: Map<string, Buffer>): Promise<ModelHub> {
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(request.url ?? "");
+    const file = files.get(decodeURIComponent(request.url ?? ""));
+    if (file === undefined) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": file.length });
+    response.end(file);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
