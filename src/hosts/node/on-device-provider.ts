@@ -16,7 +16,7 @@ type FeatureExtractor = (texts: string[], options: { pooling: "mean"; normalize:
 
 /** The part of `@huggingface/transformers` used here. */
 export interface TransformersRuntime {
-  env: { localModelPath: string; allowRemoteModels: boolean; allowLocalModels: boolean };
+  env: { localModelPath: string; allowRemoteModels: boolean; allowLocalModels: boolean; useBrowserCache?: boolean };
   pipeline: (task: "feature-extraction", model: string, options: { dtype: string }) => Promise<FeatureExtractor>;
 }
 
@@ -70,6 +70,8 @@ export class OnDeviceProvider implements EmbeddingProvider {
     runtime.env.localModelPath = modelsFolder.endsWith("/") ? modelsFolder : `${modelsFolder}/`;
     runtime.env.allowRemoteModels = false;
     runtime.env.allowLocalModels = true;
+    // Inside Obsidian the runtime sees a browser window and would keep copies in its Cache Storage.
+    runtime.env.useBrowserCache = false;
     try {
       return await runtime.pipeline("feature-extraction", model.repo, { dtype: this.options.dtype ?? "q8" });
     } catch (error) {

@@ -90,7 +90,7 @@ class TarExtractor extends Writable {
     super();
   }
 
-  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+  override _write(chunk: Buffer, _encoding: string, callback: (error?: Error | null) => void): void {
     this.pending = Buffer.concat([this.pending, chunk]);
     this.drain().then(() => callback(), callback);
   }
