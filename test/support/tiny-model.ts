@@ -96,9 +96,17 @@ export interface ModelHub {
 export async function startModelHub(repo: string, files: Map<string, Buffer>, revision = TINY_REVISION): Promise<ModelHub> {
   const requests: string[] = [];
   const server: Server = createServer((request, response) => {
-    requests.push(request.url ?? "");
+    // Requests as clients make them; the storage a redirect leads to is not counted.
+    if (!request.url?.startsWith("/storage/")) requests.push(request.url ?? "");
     const prefix = `/${repo}/resolve/${revision}/`;
-    const file = request.url?.startsWith(prefix) ? files.get(decodeURIComponent(request.url.slice(prefix.length))) : undefined;
+    const name = request.url?.startsWith(prefix) ? decodeURIComponent(request.url.slice(prefix.length)) : undefined;
+    // The hub answers a file kept in LFS (the ONNX weights) with a redirect to its storage.
+    if (name?.startsWith("onnx/") && files.has(name)) {
+      response.writeHead(302, { Location: `/storage/${encodeURIComponent(name)}` }).end();
+      return;
+    }
+    const stored = request.url?.startsWith("/storage/") ? decodeURIComponent(request.url.slice("/storage/".length)) : undefined;
+    const file = files.get(name ?? stored ?? "");
     if (file === undefined) {
       response.writeHead(404).end();
       return;

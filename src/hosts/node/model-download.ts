@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { globalDownloadFetch, type DownloadFetch, type DownloadResponse } from "./download-fetch";
 import { downloadSize, formatBytes, modelFileUrl, pinProblem, type OnDeviceModel } from "../../core/search/semantic/on-device-models";
 
 export interface DownloadProgress {
@@ -25,6 +26,8 @@ export interface DownloadOptions {
   /** Holds `<repo>/` per model (transformers.js's localModelPath). */
   modelsFolder: string;
   onProgress?: (progress: DownloadProgress) => void;
+  /** How files are fetched (default: the global fetch). */
+  fetch?: DownloadFetch;
   /** A file's bytes matched its pinned size and SHA-256. */
   onVerified?: (file: { path: string; sha256: string; size: number }) => void;
   signal?: AbortSignal;
@@ -90,9 +93,9 @@ export async function downloadModel(options: DownloadOptions): Promise<{ folder:
       const target = path.join(staging, ...file.path.split("/"));
       await mkdir(path.dirname(target), { recursive: true });
       const url = modelFileUrl(options.source, model, file);
-      let response: Response;
+      let response: DownloadResponse;
       try {
-        response = await fetch(url, { signal: options.signal, redirect: "follow" });
+        response = await (options.fetch ?? globalDownloadFetch)(url, options.signal);
       } catch (error) {
         if (options.signal?.aborted) throw new ModelDownloadError(`the download of ${model.id} was cancelled`);
         throw new ModelDownloadError(`could not reach ${new URL(url).host} for ${model.id} (${(error as Error).message}); check the network or the model source setting`);

@@ -15,6 +15,7 @@ import { EmbeddingError } from "../../core/search/semantic/provider";
 import { RUNTIME_PACKAGES, runtimeSize, tarballUrl, type RuntimePackage } from "../../core/search/semantic/on-device-runtime";
 import type { TransformersRuntime } from "./on-device-provider";
 import { ModelDownloadError, type DownloadProgress } from "./model-download";
+import { globalDownloadFetch, type DownloadFetch, type DownloadResponse } from "./download-fetch";
 
 const MARKER = ".verified.json";
 
@@ -32,6 +33,8 @@ export interface RuntimeDownloadOptions {
   onProgress?: (progress: DownloadProgress) => void;
   onVerified?: (pkg: { name: string; version: string; integrity: string }) => void;
   packages?: readonly RuntimePackage[];
+  /** How tarballs are fetched (default: the global fetch). */
+  fetch?: DownloadFetch;
   signal?: AbortSignal;
 }
 
@@ -173,9 +176,9 @@ export async function downloadRuntime(options: RuntimeDownloadOptions): Promise<
     for (const pkg of packages) {
       const url = tarballUrl(options.source, pkg);
       const host = new URL(url).host;
-      let response: Response;
+      let response: DownloadResponse;
       try {
-        response = await fetch(url, { signal: options.signal, redirect: "follow" });
+        response = await (options.fetch ?? globalDownloadFetch)(url, options.signal);
       } catch (error) {
         if (options.signal?.aborted) throw new ModelDownloadError("the runtime download was cancelled");
         throw new ModelDownloadError(`could not reach ${host} for ${pkg.name} (${(error as Error).message}); check the network or the runtime source setting`);

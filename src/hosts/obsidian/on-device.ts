@@ -7,6 +7,7 @@ import { downloadSize, formatBytes, pinProblem, type OnDeviceModel } from "../..
 import { runtimeSize } from "../../core/search/semantic/on-device-runtime";
 import type { EmbeddingProvider } from "../../core/search/semantic/provider";
 import { downloadModel, isModelReady, type DownloadProgress } from "../node/model-download";
+import { nodeDownloadFetch } from "../node/download-fetch";
 import { OnDeviceProvider } from "../node/on-device-provider";
 import { downloadRuntime, isRuntimeReady, loadRuntimeFrom } from "../node/runtime-download";
 import { onDeviceModelsOf, type EmbeddingSettings } from "./settings";
@@ -63,6 +64,7 @@ export async function downloadOnDevice(embeddings: EmbeddingSettings, folders: O
     const result = await downloadRuntime({
       folder: folders.runtime,
       source: embeddings.runtimeSource,
+      fetch: nodeDownloadFetch,
       onProgress: (step) => onProgress({ file: step.file, received: done + step.received, total }),
       onVerified: (pkg) => verified.push(`${pkg.integrity.split("-")[0]} ok  ${pkg.name}@${pkg.version}`),
     });
@@ -73,6 +75,7 @@ export async function downloadOnDevice(embeddings: EmbeddingSettings, folders: O
       model: state.model,
       source: embeddings.modelSource,
       modelsFolder: folders.models,
+      fetch: nodeDownloadFetch,
       onProgress: (step) => onProgress({ file: step.file, received: done + step.received, total }),
       onVerified: (file) => verified.push(`sha256 ok  ${file.path}`),
     });
