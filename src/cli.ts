@@ -1,9 +1,12 @@
 // The headless command line (SPEC §13): serve a vault folder over MCP, rebuild its index, or show
 // the resolved configuration.
 import { describeFailure } from "./core/errors";
+import { endpointProblem } from "./core/search/semantic/provider";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { ConfigError, defaultToken, loadConfigFile, parseListenAddress, type AppConfig } from "./auth/config";
+import { ConfigError, defaultToken, loadConfigFile, onDeviceModels, parseListenAddress, type AppConfig } from "./auth/config";
+import { DEFAULT_MODEL_SOURCE, downloadSize, formatBytes, pinProblem, type OnDeviceModel } from "./core/search/semantic/on-device-models";
+import { downloadModel, downloadPlan, isModelReady, modelFolder } from "./hosts/node/model-download";
 import { DEFAULT_BCRYPT_COST, hashPassword, MAX_BCRYPT_COST, MIN_BCRYPT_COST, passwordKind, readPasswordReference } from "./auth/passwords";
 import { defaultUser, type UserRecord } from "./auth/users";
 import { VAULT_NAME } from "./core/vault/directory";
@@ -28,6 +31,11 @@ Usage:
                            [--metrics] [--metrics-listen [HOST:]PORT]
   secondbrain-mcp reindex  --vault [NAME=]DIR [--vault …] [--data DIR]
   secondbrain-mcp validate --vault [NAME=]DIR [--vault …] [--data DIR] [--config FILE]
+  secondbrain-mcp models list [--config FILE] [--data DIR]
+  secondbrain-mcp models download [ID] [--config FILE] [--data DIR] [--source URL]
+                           fetches an on-device embedding model (embeddings: kind: on-device; ID defaults
+                           to the config's model) into DIR/models or embeddings.models_folder: its size
+                           first, progress on stderr, each file checked against its pinned SHA-256
   secondbrain-mcp hash-password [--cost ${DEFAULT_BCRYPT_COST}]
                            reads a password from stdin (hidden at a terminal) and prints its bcrypt hash,
                            for a user's password: in the config file
@@ -63,6 +71,10 @@ interface CliArgs {
   cost: number;
   metrics: boolean;
   metricsListen?: { host: string; port: number };
+  /** Words after the command that are not options (models list, models download ID). */
+  positionals: string[];
+  /** models download's hub or mirror, over the config's model_source. */
+  source?: string;
 }
 
 function vaultNameFor(dir: string): string {
@@ -93,7 +105,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   const [first = "help", ...others] = argv;
   const command = first === "--help" || first === "-h" ? "help" : first;
   const rest = command === first ? others : [];
-  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false, cost: DEFAULT_BCRYPT_COST, metrics: false };
+  const args: CliArgs = { command, vaults: [], data: process.env.SECONDBRAIN_DATA || defaultDataDir(), stdio: false, history: true, logLevel: "info", toolsetsGiven: false, cost: DEFAULT_BCRYPT_COST, metrics: false, positionals: [] };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
     const value = (): string => {
@@ -156,11 +168,18 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         args.cost = cost;
         break;
       }
+      case "--source":
+        args.source = value();
+        break;
       case "--help":
       case "-h":
         args.command = "help";
         break;
       default:
+        if (command === "models" && !flag.startsWith("-")) {
+          args.positionals.push(flag);
+          break;
+        }
         throw new UsageError(`unknown option ${flag}`);
     }
   }
@@ -203,7 +222,7 @@ async function serve(args: CliArgs): Promise<void> {
   const config = await readConfig(args);
   const logger = new JsonLineLogger({ level: args.logLevel, file: args.auditFile ?? config?.audit.file });
   if (args.stdio) {
-    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets, maxResponseBytes: config?.limits.maxResponseBytes, ...embeddingSettings(config) });
+    await serveStdio({ vaults: args.vaults, dataDir: args.data, logger, history: args.history && config?.history.enabled !== false, toolsets: args.toolsets, maxResponseBytes: config?.limits.maxResponseBytes, ...embeddingSettings(args, config) });
     return;
   }
   let users: UserRecord[];
@@ -231,7 +250,7 @@ async function serve(args: CliArgs): Promise<void> {
     rateLimit: config?.server.rateLimit,
     maxResponseBytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     history: historySettings(args, config),
-    ...embeddingSettings(config),
+    ...embeddingSettings(args, config),
     ...metricsSettings(args, config),
     ...(config?.oauth.enabled
       ? { oauth: { ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}), clientIdMetadataDocuments: config.oauth.clientIdMetadataDocuments } }
@@ -275,9 +294,35 @@ async function serve(args: CliArgs): Promise<void> {
   process.stdout.write(lines.join("\n") + "\n");
 }
 
+/** Where on-device models are downloaded to and loaded from. */
+function modelsFolderOf(args: CliArgs, config: AppConfig | null): string {
+  return config?.embeddings.modelsFolder ?? path.join(args.data, "models");
+}
+
+/** The command that downloads `model` as this server is configured, for messages that ask for it. */
+function downloadCommand(args: CliArgs, model: OnDeviceModel): string {
+  const quote = (text: string): string => (/^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);
+  const parts = ["secondbrain-mcp", "models", "download", model.id];
+  if (args.config) parts.push("--config", quote(args.config));
+  if (args.data !== (process.env.SECONDBRAIN_DATA || defaultDataDir())) parts.push("--data", quote(args.data));
+  return parts.join(" ");
+}
+
 /** The config file's embeddings section, its API key read from the variable it names. */
-function embeddingSettings(config: AppConfig | null): Pick<HeadlessOptions, "embeddings"> {
+function embeddingSettings(args: CliArgs, config: AppConfig | null): Pick<HeadlessOptions, "embeddings"> {
   const embeddings = config?.embeddings;
+  if (embeddings?.enabled && embeddings.kind === "on-device" && embeddings.model !== undefined) {
+    const model = onDeviceModels(embeddings)[embeddings.model]!;
+    return {
+      embeddings: {
+        kind: "on-device",
+        model,
+        modelsFolder: modelsFolderOf(args, config),
+        downloadHint: `run \`${downloadCommand(args, model)}\` (${pinProblem(model) === null ? formatBytes(downloadSize(model)) : "after pinning it"}); search stays lexical until then`,
+        ...(embeddings.batchSize !== undefined ? { batchSize: embeddings.batchSize } : {}),
+      },
+    };
+  }
   if (!embeddings?.enabled || embeddings.url === undefined || embeddings.model === undefined) return {};
   const apiKey = embeddings.apiKeyEnv !== undefined ? process.env[embeddings.apiKeyEnv] : undefined;
   if (embeddings.apiKeyEnv !== undefined && (apiKey === undefined || apiKey === "")) {
@@ -291,6 +336,8 @@ function embeddingSettings(config: AppConfig | null): Pick<HeadlessOptions, "emb
       ...(embeddings.batchSize !== undefined ? { batchSize: embeddings.batchSize } : {}),
       ...(embeddings.timeoutMs !== undefined ? { timeoutMs: embeddings.timeoutMs } : {}),
       ...(embeddings.requestsPerMinute !== undefined ? { requestsPerMinute: embeddings.requestsPerMinute } : {}),
+      ...(embeddings.queryPrefix !== undefined ? { queryPrefix: embeddings.queryPrefix } : {}),
+      ...(embeddings.passagePrefix !== undefined ? { passagePrefix: embeddings.passagePrefix } : {}),
     },
   };
 }
@@ -362,6 +409,7 @@ async function validate(args: CliArgs): Promise<void> {
     },
     oauth: { enabled: config?.oauth.enabled ?? false, client_id_metadata_documents: config?.oauth.clientIdMetadataDocuments ?? false },
     metrics: metricsSummary(args, config),
+    embeddings: await embeddingsSummary(args, config),
     limits: { max_response_bytes: config?.limits.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES },
     audit: { file: args.auditFile ?? config?.audit.file ?? null },
     users: config && config.users.length > 0
@@ -443,6 +491,88 @@ async function hashPasswordCommand(args: CliArgs): Promise<void> {
   process.stdout.write(`${await hashPassword(password, args.cost)}\n`);
 }
 
+/** The embeddings section as validate shows it: the endpoint's key only as the variable's name and whether it is set. */
+async function embeddingsSummary(args: CliArgs, config: AppConfig | null): Promise<Record<string, unknown> | "off"> {
+  const embeddings = config?.embeddings;
+  if (!embeddings?.enabled) return "off";
+  if (embeddings.kind === "on-device") {
+    const model = onDeviceModels(embeddings)[embeddings.model ?? ""]!;
+    const folder = modelsFolderOf(args, config);
+    const problem = pinProblem(model);
+    const downloaded = await isModelReady(folder, model);
+    return {
+      kind: "on-device",
+      model: model.id,
+      repo: model.repo,
+      revision: model.revision,
+      dims: model.dims,
+      query_prefix: model.queryPrefix,
+      passage_prefix: model.passagePrefix,
+      pinned: problem === null,
+      download_size: problem === null ? formatBytes(downloadSize(model)) : null,
+      models_folder: folder,
+      source: embeddings.modelSource ?? DEFAULT_MODEL_SOURCE,
+      downloaded,
+      ...(downloaded ? {} : { to_download: problem ?? downloadCommand(args, model) }),
+    };
+  }
+  return {
+    kind: "endpoint",
+    url: embeddings.url,
+    model: embeddings.model,
+    api_key: embeddings.apiKeyEnv === undefined ? "none" : `${embeddings.apiKeyEnv} (${process.env[embeddings.apiKeyEnv] ? "set" : "not set"})`,
+    query_prefix: embeddings.queryPrefix ?? "",
+    passage_prefix: embeddings.passagePrefix ?? "",
+  };
+}
+
+/** Lists the on-device models, or downloads one only because this command asked for it. */
+async function modelsCommand(args: CliArgs): Promise<void> {
+  const config = await readConfig(args);
+  const embeddings = config?.embeddings ?? { enabled: false };
+  const models = onDeviceModels(embeddings);
+  const folder = modelsFolderOf(args, config);
+  const configured = embeddings.enabled && embeddings.kind === "on-device" ? embeddings.model : undefined;
+  const [sub, id, ...extra] = args.positionals;
+  if (extra.length > 0) throw new UsageError(`models takes one model ID; ${extra.join(" ")} is extra`);
+  if (sub === "list") {
+    const lines = [`Models folder: ${folder}`];
+    for (const model of Object.values(models)) {
+      const problem = pinProblem(model);
+      const state = problem !== null ? "not pinned (cannot be downloaded)" : (await isModelReady(folder, model)) ? "downloaded, verified" : `not downloaded, ${formatBytes(downloadSize(model))}`;
+      lines.push(`${model.id === configured ? "*" : " "} ${model.id}  ${model.repo}  ${model.dims} dims  ${model.multilingual ? "multilingual" : "English"}  ${state}`);
+    }
+    if (configured) lines.push("* the config's embeddings.model");
+    process.stdout.write(lines.join("\n") + "\n");
+    return;
+  }
+  if (sub !== "download") throw new UsageError(sub === undefined ? "models needs list or download" : `models has no "${sub}"; use list or download`);
+  const name = id ?? configured;
+  if (name === undefined) throw new UsageError("models download needs a model ID (see models list), or a config whose embeddings are kind: on-device");
+  const model = models[name];
+  if (!model) throw new UsageError(`"${name}" is not an on-device model; one of: ${Object.keys(models).join(", ")}`);
+  const source = args.source ?? embeddings.modelSource ?? DEFAULT_MODEL_SOURCE;
+  const sourceProblem = endpointProblem(source);
+  if (sourceProblem) throw new UsageError(`--source ${sourceProblem.replace(/; give the endpoint.*$/, "; give the hub or a mirror, e.g. https://huggingface.co")}`);
+  const plan = downloadPlan(model);
+  process.stdout.write(`Downloading ${plan.summary} (${plan.totalBytes} bytes) from ${new URL(source).host} into ${modelFolder(folder, model)}\n`);
+  let shown = -1;
+  const step = process.stderr.isTTY ? 1 : 10;
+  const result = await downloadModel({
+    model,
+    source,
+    modelsFolder: folder,
+    onProgress: ({ file, received, total }) => {
+      const percent = Math.floor((received / total) * 100);
+      if (percent < shown + step && received < total) return;
+      shown = percent;
+      process.stderr.write(`${process.stderr.isTTY ? "\r" : ""}${percent}%  ${formatBytes(received)} of ${formatBytes(total)}  ${file}${process.stderr.isTTY ? "\u001b[K" : "\n"}`);
+    },
+    onVerified: (file) => process.stdout.write(`${process.stderr.isTTY ? "\n" : ""}sha256 ok  ${file.path}  ${file.sha256}\n`),
+  });
+  process.stdout.write(`${model.id} is downloaded and verified (${formatBytes(result.bytes)}) in ${result.folder}\n`);
+}
+
 /** The endpoint as validate shows it: where, whether a key is asked for (never the key), and which vault each label means. */
 function metricsSummary(args: CliArgs, config: AppConfig | null): Record<string, unknown> | "off" {
   const settings = metricsSettings(args, config).metrics;
@@ -470,6 +600,9 @@ async function main(argv: readonly string[]): Promise<number> {
         return 0;
       case "hash-password":
         await hashPasswordCommand(args);
+        return 0;
+      case "models":
+        await modelsCommand(args);
         return 0;
       case "help":
         process.stdout.write(USAGE);

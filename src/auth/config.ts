@@ -11,6 +11,7 @@ import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
 import { isBcryptHash, passwordSettingProblem } from "./passwords";
 import { endpointProblem } from "../core/search/semantic/provider";
+import { DEFAULT_ON_DEVICE_MODEL, ON_DEVICE_MODELS, pinProblem, type OnDeviceModel } from "../core/search/semantic/on-device-models";
 import { DEFAULT_METRICS_PATH, metricsPathProblem } from "../http/metrics";
 
 export interface RateLimitSettings {
@@ -48,16 +49,31 @@ export interface AppConfig {
   metrics: MetricsConfig;
 }
 
-/** An OpenAI-compatible /v1/embeddings endpoint (Ollama, LM Studio, llama.cpp, TEI, OpenAI). */
+/**
+ * Semantic search's provider: an OpenAI-compatible /v1/embeddings endpoint (Ollama, LM Studio,
+ * llama.cpp, TEI, OpenAI), or a model run on this machine from a download the user asked for.
+ */
 export interface EmbeddingsConfig {
   enabled: boolean;
+  /** Absent: the endpoint kind (the only kind before the on-device one). */
+  kind?: "endpoint" | "on-device";
   url?: string;
+  /** The endpoint's model name, or the on-device model's id in the manifest (or in pinnedModels). */
   model?: string;
   /** The environment variable that holds the API key: the file never holds the secret. */
   apiKeyEnv?: string;
   batchSize?: number;
   timeoutMs?: number;
   requestsPerMinute?: number;
+  /** Put before questions / note passages: asymmetric models served by the endpoint (e5) want them. */
+  queryPrefix?: string;
+  passagePrefix?: string;
+  /** On-device: where downloads go (absent: `models` in the data folder). */
+  modelsFolder?: string;
+  /** On-device: the hub or a mirror the download command fetches from (absent: the Hugging Face hub). */
+  modelSource?: string;
+  /** On-device: models pinned here (a revision and each file's size and SHA-256), beside or over the shipped ones. */
+  pinnedModels?: OnDeviceModel[];
 }
 
 /** The Prometheus endpoint (off unless enabled). */
@@ -99,7 +115,11 @@ export { MIN_TOKEN_DISTINCT, MIN_TOKEN_LENGTH } from "./tokens";
 export const TOKEN_ENV = "SECONDBRAIN_TOKEN";
 
 const TOP_KEYS = ["users", "server", "limits", "audit", "history", "oauth", "embeddings", "metrics"] as const;
-const EMBEDDINGS_KEYS = ["enabled", "url", "model", "api_key_env", "batch_size", "timeout_ms", "requests_per_minute"] as const;
+const ENDPOINT_KEYS = ["url", "api_key_env", "timeout_ms", "requests_per_minute", "query_prefix", "passage_prefix"] as const;
+const ON_DEVICE_KEYS = ["models_folder", "model_source", "pinned_models"] as const;
+const EMBEDDINGS_KEYS = ["enabled", "kind", "model", "batch_size", ...ENDPOINT_KEYS, ...ON_DEVICE_KEYS] as const;
+const PINNED_MODEL_KEYS = ["id", "repo", "revision", "dims", "query_prefix", "passage_prefix", "multilingual", "files"] as const;
+const MODEL_FILE_KEYS = ["path", "size", "sha256"] as const;
 const METRICS_KEYS = ["enabled", "path", "key", "listen"] as const;
 const OAUTH_KEYS = ["enabled", "client_id_metadata_documents"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
@@ -162,6 +182,13 @@ class Reader {
     const value = this.scalar(at);
     if (typeof value !== "string" || value.trim() === "") this.fail(at, "must be a non-empty string");
     return value.trim();
+  }
+
+  /** A string kept as written, spaces included: a prefix's trailing space is part of it. */
+  verbatim(at: Located): string {
+    const value = this.scalar(at);
+    if (typeof value !== "string" || value === "") this.fail(at, "must be a non-empty string (quote it to keep a trailing space)");
+    return value;
   }
 
   boolean(at: Located): boolean {
@@ -398,12 +425,72 @@ function readHistory(reader: Reader, at: Located | undefined): HistoryConfig {
   return history;
 }
 
+function readPinnedModel(reader: Reader, at: Located): OnDeviceModel {
+  const fields = reader.map(at, PINNED_MODEL_KEYS);
+  for (const key of ["id", "repo", "revision", "dims", "files"] as const) if (!fields[key]) reader.fail(at, `needs "${key}" (a pinned model is its repository at one revision, and each file's path, size and sha256)`);
+  const repo = reader.string(fields.repo!);
+  if (!/^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(repo) || repo.split("/").some((part) => part === "." || part === "..")) reader.fail(fields.repo!, "must be a repository on the hub, owner/name");
+  const revision = reader.string(fields.revision!).toLowerCase();
+  if (!/^[0-9a-f]{40}$/.test(revision)) reader.fail(fields.revision!, "must be the 40-hex-digit commit the checksums belong to");
+  const files = reader.list(fields.files!).map((item) => {
+    const file = reader.map(item, MODEL_FILE_KEYS);
+    if (!file.path || !file.size || !file.sha256) reader.fail(item, "needs path, size and sha256");
+    return { path: reader.string(file.path), size: reader.integer(file.size, 1, Number.MAX_SAFE_INTEGER), sha256: reader.string(file.sha256).toLowerCase() };
+  });
+  const model: OnDeviceModel = {
+    id: reader.string(fields.id!),
+    repo,
+    revision,
+    dims: reader.integer(fields.dims!, 1, 65_536),
+    queryPrefix: fields.query_prefix ? reader.verbatim(fields.query_prefix) : "",
+    passagePrefix: fields.passage_prefix ? reader.verbatim(fields.passage_prefix) : "",
+    multilingual: fields.multilingual ? reader.boolean(fields.multilingual) : false,
+    files,
+  };
+  const problem = pinProblem(model);
+  if (problem !== null) reader.fail(at, problem);
+  return model;
+}
+
+/** The on-device models a config can name: the shipped ones, with its own pins added or put in their place. */
+export function onDeviceModels(config: EmbeddingsConfig): Record<string, OnDeviceModel> {
+  const models: Record<string, OnDeviceModel> = { ...ON_DEVICE_MODELS };
+  for (const model of config.pinnedModels ?? []) models[model.id] = model;
+  return models;
+}
+
 function readEmbeddings(reader: Reader, at: Located | undefined): EmbeddingsConfig {
   if (!at) return { enabled: false };
   const fields = reader.map(at, EMBEDDINGS_KEYS);
   const embeddings: EmbeddingsConfig = { enabled: fields.enabled ? reader.boolean(fields.enabled) : true };
   if (!embeddings.enabled) return embeddings;
-  if (!fields.url || !fields.model) reader.fail(fields.url ?? fields.model ?? at, "needs both embeddings.url and embeddings.model (e.g. http://localhost:11434/v1 and nomic-embed-text)");
+  const kind = fields.kind ? reader.string(fields.kind) : "endpoint";
+  if (kind !== "endpoint" && kind !== "on-device") reader.fail(fields.kind!, 'must be "endpoint" (an OpenAI-compatible /v1/embeddings server) or "on-device" (a downloaded model run by this server)');
+  if (fields.batch_size) embeddings.batchSize = reader.integer(fields.batch_size, 1, 2048);
+  if (kind === "on-device") {
+    embeddings.kind = "on-device";
+    const stray = ENDPOINT_KEYS.find((key) => fields[key]);
+    if (stray) reader.fail(fields[stray]!, 'belongs to kind "endpoint"; an on-device model sends nothing anywhere (remove it, or set kind: endpoint)');
+    if (fields.pinned_models) embeddings.pinnedModels = reader.list(fields.pinned_models).map((item) => readPinnedModel(reader, item));
+    embeddings.model = fields.model ? reader.string(fields.model) : DEFAULT_ON_DEVICE_MODEL;
+    const known = onDeviceModels(embeddings);
+    if (!known[embeddings.model]) reader.fail(fields.model!, `is not an on-device model; one of: ${Object.keys(known).join(", ")} (or pin your own under embeddings.pinned_models)`);
+    if (fields.models_folder) {
+      const folder = reader.string(fields.models_folder);
+      if (!/^(\/|[A-Za-z]:[\\/])/.test(folder)) reader.fail(fields.models_folder, "must be an absolute path");
+      embeddings.modelsFolder = folder;
+    }
+    if (fields.model_source) {
+      const source = reader.string(fields.model_source);
+      const problem = endpointProblem(source);
+      if (problem) reader.fail(fields.model_source, problem.replace(/; give the endpoint.*$/, "; give the hub or a mirror, e.g. https://huggingface.co"));
+      embeddings.modelSource = source;
+    }
+    return embeddings;
+  }
+  const stray = ON_DEVICE_KEYS.find((key) => fields[key]);
+  if (stray) reader.fail(fields[stray]!, 'belongs to kind "on-device"; set kind: on-device to run a downloaded model');
+  if (!fields.url || !fields.model) reader.fail(fields.url ?? fields.model ?? at, "needs both embeddings.url and embeddings.model (e.g. http://localhost:11434/v1 and nomic-embed-text), or kind: on-device");
   const url = reader.string(fields.url);
   const problem = endpointProblem(url);
   if (problem) reader.fail(fields.url, problem);
@@ -414,9 +501,10 @@ function readEmbeddings(reader: Reader, at: Located | undefined): EmbeddingsConf
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) reader.fail(fields.api_key_env, "must be the name of an environment variable");
     embeddings.apiKeyEnv = name;
   }
-  if (fields.batch_size) embeddings.batchSize = reader.integer(fields.batch_size, 1, 2048);
   if (fields.timeout_ms) embeddings.timeoutMs = reader.integer(fields.timeout_ms, 100, 600_000);
   if (fields.requests_per_minute) embeddings.requestsPerMinute = reader.integer(fields.requests_per_minute, 1, 1_000_000);
+  if (fields.query_prefix) embeddings.queryPrefix = reader.verbatim(fields.query_prefix);
+  if (fields.passage_prefix) embeddings.passagePrefix = reader.verbatim(fields.passage_prefix);
   return embeddings;
 }
 

@@ -75,10 +75,35 @@ test("embeddings: off unless the section is there; url and model required; the k
     { enabled: true, url: "http://localhost:11434/v1", model: "nomic-embed-text", apiKeyEnv: "EMBED_KEY", batchSize: 16, timeoutMs: 5000, requestsPerMinute: 120 },
   );
   assert.deepEqual(parseConfig("embeddings:\n  enabled: false\n").embeddings, { enabled: false });
+  assert.deepEqual(
+    parseConfig('embeddings:\n  url: http://localhost:8080/v1\n  model: e5\n  query_prefix: "query: "\n  passage_prefix: "passage: "\n').embeddings,
+    { enabled: true, url: "http://localhost:8080/v1", model: "e5", queryPrefix: "query: ", passagePrefix: "passage: " },
+  );
   assert.match(configError("embeddings:\n  url: http://localhost:11434/v1\n").message, /needs both embeddings\.url and embeddings\.model/);
   assert.match(configError("embeddings:\n  url: http://user:pw@host/v1\n  model: m\n").message, /embeddings\.url must not hold credentials/);
   assert.doesNotMatch(configError("embeddings:\n  url: http://user:pw@host/v1\n  model: m\n").message, /pw/);
   assert.match(configError("embeddings:\n  url: http://h/v1\n  model: m\n  api_key: sk-1\n").message, /api_key/);
+});
+
+test("embeddings of kind on-device: a model of the manifest or pinned in the file, no endpoint keys, pins checked", () => {
+  assert.deepEqual(parseConfig("embeddings:\n  kind: on-device\n").embeddings, { enabled: true, kind: "on-device", model: "multilingual-e5-small" });
+  assert.deepEqual(
+    parseConfig("embeddings:\n  kind: on-device\n  model: all-MiniLM-L6-v2\n  models_folder: /srv/models\n  model_source: https://mirror.example/hf\n  batch_size: 8\n").embeddings,
+    { enabled: true, kind: "on-device", model: "all-MiniLM-L6-v2", modelsFolder: "/srv/models", modelSource: "https://mirror.example/hf", batchSize: 8 },
+  );
+  assert.match(configError("embeddings:\n  kind: on-device\n  model: nomic-embed-text\n").message, /embeddings\.model is not an on-device model; one of: multilingual-e5-small, all-MiniLM-L6-v2/);
+  assert.match(configError("embeddings:\n  kind: on-device\n  url: http://localhost:11434/v1\n").message, /embeddings\.url belongs to kind "endpoint"/);
+  assert.match(configError("embeddings:\n  url: http://h/v1\n  model: m\n  models_folder: /x\n").message, /embeddings\.models_folder belongs to kind "on-device"/);
+  assert.match(configError("embeddings:\n  kind: local\n").message, /embeddings\.kind must be "endpoint" .* or "on-device"/);
+  assert.match(configError("embeddings:\n  kind: on-device\n  models_folder: models\n").message, /embeddings\.models_folder must be an absolute path/);
+  const sha = "ab".repeat(32);
+  const pinned = (revision: string, digest: string): string =>
+    `embeddings:\n  kind: on-device\n  model: mine\n  pinned_models:\n    - id: mine\n      repo: me/mine\n      revision: ${revision}\n      dims: 16\n      query_prefix: "query: "\n      files:\n        - path: onnx/model_quantized.onnx\n          size: 1000\n          sha256: ${digest}\n`;
+  const mine = parseConfig(pinned("a".repeat(40), sha)).embeddings;
+  assert.equal(mine.model, "mine");
+  assert.deepEqual(mine.pinnedModels, [{ id: "mine", repo: "me/mine", revision: "a".repeat(40), dims: 16, queryPrefix: "query: ", passagePrefix: "", multilingual: false, files: [{ path: "onnx/model_quantized.onnx", size: 1000, sha256: sha }] }]);
+  assert.match(configError(pinned("main", sha)).message, /revision must be the 40-hex-digit commit/);
+  assert.match(configError(pinned("a".repeat(40), "abc")).message, /has no valid SHA-256 for onnx\/model_quantized\.onnx/);
 });
 
 test("a scalar stands for a list of one", () => {

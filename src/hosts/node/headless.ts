@@ -19,7 +19,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
 import { VaultRegistry } from "../../core/vault/directory";
 import type { Logger } from "../../core/ports";
 import { ALL_TOOLS } from "../../tools/registry";
-import { NodeVaultHost, type EmbeddingSettings, type NodeVaultOptions } from "./host";
+import { NodeVaultHost, type EmbeddingSettings, type NodeVaultOptions, type OnDeviceEmbeddingSettings } from "./host";
 import { setImmediateYielder } from "./services";
 import { PROTOCOL_VERSION, VERSION } from "./version";
 
@@ -41,8 +41,8 @@ export interface HeadlessOptions {
   watch?: boolean;
   /** Each vault's private history in the data folder (SPEC §9); on unless false. */
   history?: boolean | HeadlessHistory;
-  /** Semantic and hybrid search through an OpenAI-compatible endpoint; absent, lexical search only. */
-  embeddings?: EmbeddingSettings;
+  /** Semantic and hybrid search through an OpenAI-compatible endpoint or an on-device model; absent, lexical search only. */
+  embeddings?: EmbeddingSettings | OnDeviceEmbeddingSettings;
   /** OAuth sign-in; absent, clients connect with pasted bearer tokens only. */
   oauth?: HeadlessOAuth;
   /** The Prometheus endpoint; absent, it is off (nothing is counted and no path answers). */

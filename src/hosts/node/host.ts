@@ -18,7 +18,9 @@ import { nodeHasher, setImmediateYielder, systemClock } from "./services";
 import { FileTransactionStore } from "./transaction-store";
 import { VaultWatcher } from "./watcher";
 import type { TransactionEvent } from "../../core/write/transaction";
-import { OpenAICompatibleProvider } from "../../core/search/semantic/provider";
+import { OpenAICompatibleProvider, type EmbeddingProvider } from "../../core/search/semantic/provider";
+import type { OnDeviceModel } from "../../core/search/semantic/on-device-models";
+import { OnDeviceProvider } from "./on-device-provider";
 import { nodeHttpPost } from "./http-post";
 import type { FusionWeights } from "../../core/search/fusion";
 
@@ -30,9 +32,30 @@ export interface EmbeddingSettings {
   batchSize?: number;
   timeoutMs?: number;
   requestsPerMinute?: number;
+  /** Put before questions / note passages (e5 models want "query: " / "passage: "); none when unset. */
+  queryPrefix?: string;
+  passagePrefix?: string;
 }
 
-export function embeddingProvider(settings: EmbeddingSettings): OpenAICompatibleProvider {
+/** A model run on this machine from files a download verified into `modelsFolder`. */
+export interface OnDeviceEmbeddingSettings {
+  kind: "on-device";
+  model: OnDeviceModel;
+  modelsFolder: string;
+  batchSize?: number;
+  /** How to download the model, said in vault_list while it is missing. */
+  downloadHint?: string;
+}
+
+export function embeddingProvider(settings: EmbeddingSettings | OnDeviceEmbeddingSettings): EmbeddingProvider {
+  if ("kind" in settings) {
+    return new OnDeviceProvider({
+      model: settings.model,
+      modelsFolder: settings.modelsFolder,
+      ...(settings.batchSize !== undefined ? { batchSize: settings.batchSize } : {}),
+      ...(settings.downloadHint !== undefined ? { downloadHint: settings.downloadHint } : {}),
+    });
+  }
   return new OpenAICompatibleProvider({ ...settings, post: nodeHttpPost, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
 }
 
@@ -67,7 +90,7 @@ export interface NodeVaultOptions {
   /** Worker threads for a large build (one per core but one when unset); 0 builds in the main thread. */
   ingestWorkers?: number;
   /** Semantic search through this endpoint; absent: lexical search only. */
-  embeddings?: EmbeddingSettings;
+  embeddings?: EmbeddingSettings | OnDeviceEmbeddingSettings;
   /** How hybrid search weighs its parts (fusion.ts); the defaults when absent. */
   fusionWeights?: FusionWeights;
   /** Hears each durable step of a vault-wide change (tests); default: the crash hook below, when its variable is set. */

@@ -15,7 +15,7 @@ import { LineTransport } from "../../mcp/stdio";
 import { ALL_TOOLS } from "../../tools/registry";
 import type { ToolGroup, UserInfo } from "../../tools/types";
 import { DEFAULT_MAX_RESPONSE_BYTES, type HeadlessVault } from "./headless";
-import { NodeVaultHost, type EmbeddingSettings } from "./host";
+import { NodeVaultHost, type EmbeddingSettings, type OnDeviceEmbeddingSettings } from "./host";
 import { VERSION } from "./version";
 
 /**
@@ -40,8 +40,8 @@ export interface StdioOptions {
   toolsets?: readonly ToolGroup[];
   /** The config file's limits.max_response_bytes; the HTTP server's default otherwise. */
   maxResponseBytes?: number;
-  /** Semantic search through this endpoint (the config file's embeddings section). */
-  embeddings?: EmbeddingSettings;
+  /** Semantic search through this endpoint or on-device model (the config file's embeddings section). */
+  embeddings?: EmbeddingSettings | OnDeviceEmbeddingSettings;
 }
 
 export async function serveStdio(options: StdioOptions): Promise<void> {

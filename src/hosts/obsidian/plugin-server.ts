@@ -23,6 +23,7 @@ import { MetadataWaiter } from "./metadata-waiter";
 import type { PluginLogger } from "./plugin-logger";
 import { EMBEDDINGS_SECRET, secretStoreOf, vaultsOf, type PluginSettings } from "./settings";
 import { ObsidianVaultHost } from "./vault-host";
+import { onDeviceFolders, onDeviceProvider } from "./on-device";
 
 export type ServerState =
   | { kind: "stopped" }
@@ -116,10 +117,15 @@ export class PluginServer {
 
   /**
    * The provider the settings ask for, or null. The API key comes from Obsidian's secret storage
-   * (1.11.4 and later); without one, only endpoints that need no key (a local Ollama) work.
+   * (1.11.4 and later); without one, only endpoints that need no key (a local Ollama) work. The
+   * on-device kind runs from the plugin folder and never downloads by itself.
    */
   private embeddingProvider(settings: PluginSettings): EmbeddingProvider | null {
     const embeddings = settings.embeddings;
+    if (embeddings.enabled && embeddings.kind === "on-device") {
+      const folders = onDeviceFolders(this.options.app, this.options.pluginDir);
+      return folders ? onDeviceProvider(embeddings, folders) : null;
+    }
     if (!embeddings.enabled || endpointProblem(embeddings.url) !== null) return null;
     const apiKey = secretStoreOf(this.options.app)?.getSecret(EMBEDDINGS_SECRET) ?? null;
     return new OpenAICompatibleProvider({

@@ -19,6 +19,7 @@ import { RestoreModal, type RestoreCandidate } from "./restore-modal";
 import { oauthUser, readSettings, vaultsOf, type PluginSettings } from "./settings";
 import { SecondBrainSettingTab, type PluginControls } from "./settings-tab";
 import { StatusBar } from "./status-bar";
+import { onDeviceFolders, type OnDeviceFolders } from "./on-device";
 import type { ObsidianVaultHost } from "./vault-host";
 
 /** Recorded versions the restore command offers besides the trash copies. */
@@ -183,6 +184,10 @@ export class SecondBrainPlugin extends Plugin implements PluginControls {
 
   async revokeClient(clientId: string, user: string): Promise<void> {
     await this.oauth?.revoke(clientId, user);
+  }
+
+  onDeviceFolders(): OnDeviceFolders | null {
+    return onDeviceFolders(this.app, this.pluginDir);
   }
 
   serverState(): ServerState {

@@ -12,7 +12,9 @@ import { DEFAULT_METRICS_PATH } from "../../http/metrics";
 import { copyToClipboard } from "./clipboard";
 import { describeState } from "./info-modal";
 import type { ServerState } from "./plugin-server";
-import { DEFAULT_VAULT_NAME, EMBEDDINGS_SECRET, secretStoreOf, storedToolsets, vaultsOf, type PluginSettings, type StoredUser } from "./settings";
+import { downloadOnDevice, onDeviceState, type OnDeviceFolders } from "./on-device";
+import { downloadSize, formatBytes, pinProblem } from "../../core/search/semantic/on-device-models";
+import { DEFAULT_VAULT_NAME, EMBEDDINGS_SECRET, onDeviceModelsOf, secretStoreOf, storedToolsets, vaultsOf, type PluginSettings, type StoredUser } from "./settings";
 
 export interface PluginControls {
   readonly config: PluginSettings;
@@ -34,6 +36,8 @@ export interface PluginControls {
   signedInClients(): SignedInClient[];
   /** Signs a client out for a user: its tokens stop working at once. */
   revokeClient(clientId: string, user: string): Promise<void>;
+  /** Where on-device models and their runtime are kept, or null where the vault is not on a file system. */
+  onDeviceFolders(): OnDeviceFolders | null;
 }
 
 const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;
@@ -549,15 +553,38 @@ export class SecondBrainSettingTab extends PluginSettingTab {
       await this.controls.saveSettings();
       await this.controls.reopenVaults();
     };
+    const onDevice = embeddings.kind === "on-device";
     new Setting(containerEl)
       .setName("Search by meaning")
-      .setDesc("Notes are cut into chunks and embedded in the background by the endpoint below (one that speaks the embeddings protocol of OpenAI); note_search then ranks by meaning and words together. Chunks of your notes are sent to that endpoint: use a local one to keep them on this machine.")
+      .setDesc(
+        onDevice
+          ? "Notes are cut into chunks and embedded in the background by the model below, run inside Obsidian: nothing leaves this computer. note_search then ranks by meaning and words together."
+          : "Notes are cut into chunks and embedded in the background by the endpoint below (one that speaks the embeddings protocol of OpenAI); note_search then ranks by meaning and words together. Chunks of your notes are sent to that endpoint: use a local one to keep them on this machine.",
+      )
       .addToggle((toggle) =>
         toggle.setValue(embeddings.enabled).onChange(async (enabled) => {
           embeddings.enabled = enabled;
           await apply();
         }),
       );
+    new Setting(containerEl)
+      .setName("Embedding provider")
+      .setDesc("An embeddings endpoint, here or elsewhere, or a model run on this computer and downloaded once when you ask.")
+      .addDropdown((dropdown) =>
+        dropdown
+          .addOption("endpoint", "Endpoint")
+          .addOption("on-device", "On-device")
+          .setValue(embeddings.kind)
+          .onChange(async (kind) => {
+            embeddings.kind = kind === "on-device" ? "on-device" : "endpoint";
+            await apply();
+            this.render();
+          }),
+      );
+    if (onDevice) {
+      this.renderOnDevice(containerEl, apply);
+      return;
+    }
     const text = (name: string, desc: string, get: () => string, set: (value: string) => void, problem: (value: string) => string | null): void => {
       new Setting(containerEl)
         .setName(name)
@@ -602,6 +629,78 @@ export class SecondBrainSettingTab extends PluginSettingTab {
       (value) => (embeddings.requestsPerMinute = Number(value)),
       (value) => (/^[1-9][0-9]{0,6}$/.test(value) ? null : "not a count"),
     );
+  }
+
+  /** The model picker and the Download button: nothing is fetched before the click. */
+  private renderOnDevice(containerEl: HTMLElement, apply: () => Promise<void>): void {
+    const embeddings = this.settings.embeddings;
+    const models = onDeviceModelsOf(embeddings);
+    new Setting(containerEl)
+      .setName("On-device model")
+      .setDesc("The multilingual model reads about 100 languages; the other is smaller and reads one language, as its label says. Changing it embeds every note again.")
+      .addDropdown((dropdown) => {
+        for (const model of Object.values(models)) {
+          const size = pinProblem(model) === null ? formatBytes(downloadSize(model)) : "not pinned";
+          dropdown.addOption(model.id, `${model.id} (${model.multilingual ? "multilingual" : "English"}, ${size})`);
+        }
+        dropdown.setValue(embeddings.onDeviceModel).onChange(async (id) => {
+          embeddings.onDeviceModel = id;
+          await apply();
+          this.render();
+        });
+      });
+    const download = new Setting(containerEl).setName("Download model");
+    const info = download.descEl.createDiv({ cls: "secondbrain-download-info" });
+    const status = download.descEl.createDiv({ cls: "secondbrain-download-status" });
+    const folders = this.controls.onDeviceFolders();
+    if (!folders) {
+      info.setText("Needs the vault on this computer's disk.");
+      return;
+    }
+    const host = (url: string): string => new URL(url).host;
+    download.addButton((button) => {
+      button.setButtonText("Download").setDisabled(true);
+      const describe = async (): Promise<void> => {
+        const state = await onDeviceState(embeddings, folders);
+        if (state.problem !== null) {
+          info.setText(state.problem);
+          return;
+        }
+        if (state.toFetch === 0) {
+          info.setText(`${state.model.id} and its runtime are downloaded and verified in the plugin folder.`);
+          button.setButtonText("Downloaded").setDisabled(true);
+          return;
+        }
+        const parts = [
+          ...(state.runtimeReady ? [] : [`the runtime (Transformers.js and ONNX Runtime) from ${host(embeddings.runtimeSource)}`]),
+          ...(state.modelReady ? [] : [`${state.model.id}'s files (${formatBytes(downloadSize(state.model))}) from ${host(embeddings.modelSource)}`]),
+        ];
+        info.setText(`Fetches ${formatBytes(state.toFetch)} into the plugin folder: ${parts.join(", and ")}. Each file is checked against its pinned checksum and refused if it differs. Nothing is fetched before you press Download.`);
+        button.setButtonText(`Download (${formatBytes(state.toFetch)})`).setDisabled(false);
+      };
+      void describe();
+      button.onClick(async () => {
+        button.setDisabled(true);
+        status.removeClass("secondbrain-invalid");
+        status.setText("Starting the download…");
+        let shown = -1;
+        try {
+          const report = await downloadOnDevice(embeddings, folders, (progress) => {
+            const percent = Math.floor((progress.received / Math.max(1, progress.total)) * 100);
+            if (percent === shown) return;
+            shown = percent;
+            status.setText(`${formatBytes(progress.received)} of ${formatBytes(progress.total)} (${percent}%): ${progress.file}`);
+          });
+          status.setText(`Checksums verified: ${report.verified.join("; ")}.`);
+          await describe();
+          await apply();
+        } catch (error) {
+          status.addClass("secondbrain-invalid");
+          status.setText(`Download refused: ${error instanceof Error ? error.message : String(error)}`);
+          button.setDisabled(false);
+        }
+      });
+    });
   }
 
   private renderAudit(containerEl: HTMLElement): void {

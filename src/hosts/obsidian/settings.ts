@@ -9,6 +9,8 @@ import { DEFAULT_RATE_LIMIT } from "../../http/rate-limit";
 import { DEFAULT_MAX_RESPONSE_BYTES } from "../../mcp/truncate";
 import { TOOL_GROUPS, type ToolGroup } from "../../tools/types";
 import { DEFAULT_BATCH_SIZE, DEFAULT_REQUESTS_PER_MINUTE, DEFAULT_TIMEOUT_MS, endpointProblem } from "../../core/search/semantic/provider";
+import { DEFAULT_MODEL_SOURCE, DEFAULT_ON_DEVICE_MODEL, ON_DEVICE_MODELS, pinProblem, type OnDeviceModel } from "../../core/search/semantic/on-device-models";
+import { DEFAULT_RUNTIME_SOURCE } from "../../core/search/semantic/on-device-runtime";
 
 // The headless server defaults to 27125, so both can run on one machine.
 export const DEFAULT_PORT = 27126;
@@ -61,11 +63,47 @@ export const DEFAULT_APPROVAL_SECONDS = 300;
 
 export interface EmbeddingSettings {
   enabled: boolean;
+  /** An OpenAI-compatible endpoint, or a model run in Obsidian from files downloaded on request. */
+  kind: "endpoint" | "on-device";
   url: string;
   model: string;
   batchSize: number;
   timeoutMs: number;
   requestsPerMinute: number;
+  /** The on-device model's id: one of the manifest, or of pinnedModels. */
+  onDeviceModel: string;
+  /** Where the Download button fetches model files (the Hugging Face hub or a mirror). */
+  modelSource: string;
+  /** Where it fetches the runtime's npm tarballs (the npm registry or a mirror). */
+  runtimeSource: string;
+  /** Models pinned in data.json (revision, each file's size and SHA-256), beside or over the shipped ones. */
+  pinnedModels: OnDeviceModel[];
+}
+
+/** The on-device models the settings can name: the shipped ones, with data.json's pins added or in their place. */
+export function onDeviceModelsOf(embeddings: EmbeddingSettings): Record<string, OnDeviceModel> {
+  const models: Record<string, OnDeviceModel> = { ...ON_DEVICE_MODELS };
+  for (const model of embeddings.pinnedModels) models[model.id] = model;
+  return models;
+}
+
+function readPinnedModel(value: unknown): OnDeviceModel | null {
+  if (!isObject(value) || !Array.isArray(value.files)) return null;
+  const { id, repo, revision, dims } = value;
+  if (typeof id !== "string" || typeof repo !== "string" || typeof revision !== "string" || typeof dims !== "number") return null;
+  if (!/^[A-Za-z0-9][\w.-]*\/[\w.-]+$/.test(repo) || repo.split("/").some((part) => part === "." || part === "..") || !/^[0-9a-f]{40}$/.test(revision)) return null;
+  const files = value.files.map((file) => (isObject(file) ? { path: String(file.path), size: Number(file.size), sha256: String(file.sha256) } : { path: "", size: 0, sha256: "" }));
+  const model: OnDeviceModel = {
+    id,
+    repo,
+    revision,
+    dims,
+    queryPrefix: typeof value.queryPrefix === "string" ? value.queryPrefix : "",
+    passagePrefix: typeof value.passagePrefix === "string" ? value.passagePrefix : "",
+    multilingual: boolOr(value.multilingual, false),
+    files,
+  };
+  return pinProblem(model) === null ? model : null;
 }
 
 /** Obsidian's secret storage as far as used here: `app.secretStorage` exists from 1.11.4 on, so it is looked for, not assumed. */
@@ -108,6 +146,11 @@ export function defaultSettings(): PluginSettings {
       batchSize: DEFAULT_BATCH_SIZE,
       timeoutMs: DEFAULT_TIMEOUT_MS,
       requestsPerMinute: DEFAULT_REQUESTS_PER_MINUTE,
+      kind: "endpoint",
+      onDeviceModel: DEFAULT_ON_DEVICE_MODEL,
+      modelSource: DEFAULT_MODEL_SOURCE,
+      runtimeSource: DEFAULT_RUNTIME_SOURCE,
+      pinnedModels: [],
     },
     metrics: { enabled: false, keyHash: null },
   };
@@ -223,7 +266,18 @@ export function readSettings(data: unknown): PluginSettings {
     batchSize: intOr(embeddings.batchSize, DEFAULT_BATCH_SIZE, 1, 2048),
     timeoutMs: intOr(embeddings.timeoutMs, DEFAULT_TIMEOUT_MS, 100, 600_000),
     requestsPerMinute: intOr(embeddings.requestsPerMinute, DEFAULT_REQUESTS_PER_MINUTE, 1, 1_000_000),
+    kind: embeddings.kind === "on-device" ? "on-device" : "endpoint",
+    onDeviceModel: DEFAULT_ON_DEVICE_MODEL,
+    modelSource: DEFAULT_MODEL_SOURCE,
+    runtimeSource: DEFAULT_RUNTIME_SOURCE,
+    pinnedModels: Array.isArray(embeddings.pinnedModels) ? embeddings.pinnedModels.map(readPinnedModel).filter((model): model is OnDeviceModel => model !== null) : [],
   };
+  const onDevice = stringOr(embeddings.onDeviceModel, DEFAULT_ON_DEVICE_MODEL);
+  if (onDeviceModelsOf(settings.embeddings)[onDevice]) settings.embeddings.onDeviceModel = onDevice;
+  const modelSource = stringOr(embeddings.modelSource, DEFAULT_MODEL_SOURCE);
+  if (endpointProblem(modelSource) === null) settings.embeddings.modelSource = modelSource;
+  const runtimeSource = stringOr(embeddings.runtimeSource, DEFAULT_RUNTIME_SOURCE);
+  if (endpointProblem(runtimeSource) === null) settings.embeddings.runtimeSource = runtimeSource;
   const metrics = isObject(data.metrics) ? data.metrics : {};
   settings.metrics = {
     enabled: boolOr(metrics.enabled, false),

@@ -91,11 +91,24 @@ test("OAuth sign-in is off by default; the chosen user must exist, the approval 
 test("semantic search is off by default; its settings read back, a URL with credentials or a bad number falls back", () => {
   assert.equal(defaultSettings().embeddings.enabled, false);
   const saved = defaultSettings();
-  saved.embeddings = { enabled: true, url: "http://127.0.0.1:8080/v1", model: "bge-m3", batchSize: 16, timeoutMs: 9000, requestsPerMinute: 30 };
+  saved.embeddings = { ...saved.embeddings, enabled: true, url: "http://127.0.0.1:8080/v1", model: "bge-m3", batchSize: 16, timeoutMs: 9000, requestsPerMinute: 30 };
   assert.deepEqual(readSettings(JSON.parse(JSON.stringify(saved))).embeddings, saved.embeddings);
   const bad = readSettings({ embeddings: { enabled: true, url: "http://user:key@host/v1", model: " ", batchSize: 0, apiKey: "sk-x" } }).embeddings;
   assert.deepEqual(bad, { ...defaultSettings().embeddings, enabled: true });
   assert.ok(!JSON.stringify(bad).includes("sk-x"), "an API key in data.json is not read into the settings");
+});
+
+test("the on-device kind reads back with its model, sources and pinned models; an unpinned model or unknown id falls back", () => {
+  const pinned = { id: "mine", repo: "me/mine", revision: "a".repeat(40), dims: 8, queryPrefix: "query: ", passagePrefix: "passage: ", multilingual: false, files: [{ path: "onnx/model_quantized.onnx", size: 10, sha256: "b".repeat(64) }] };
+  const read = readSettings({ embeddings: { enabled: true, kind: "on-device", onDeviceModel: "mine", modelSource: "http://127.0.0.1:9/hub", runtimeSource: "http://127.0.0.1:9/npm", pinnedModels: [pinned] } }).embeddings;
+  assert.equal(read.kind, "on-device");
+  assert.equal(read.onDeviceModel, "mine");
+  assert.equal(read.modelSource, "http://127.0.0.1:9/hub");
+  assert.equal(read.runtimeSource, "http://127.0.0.1:9/npm");
+  assert.deepEqual(read.pinnedModels, [pinned]);
+  const unpinned = readSettings({ embeddings: { kind: "on-device", onDeviceModel: "mine", modelSource: "ftp://x", pinnedModels: [{ ...pinned, revision: "main" }] } }).embeddings;
+  assert.deepEqual([unpinned.onDeviceModel, unpinned.pinnedModels, unpinned.modelSource], ["multilingual-e5-small", [], "https://huggingface.co"]);
+  assert.equal(readSettings({ embeddings: { kind: "elsewhere" } }).embeddings.kind, "endpoint");
 });
 
 test("metrics are off by default with no key; a saved key hash reads back, a hand-edited one that is no hash is kept so it matches no key", () => {

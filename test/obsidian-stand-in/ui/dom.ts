@@ -113,6 +113,8 @@ export function installDom(): Window {
 
   const globals = globalThis as unknown as Record<string, unknown>;
   globals.window = win;
+  // Obsidian's renderer is a browser window, where `self` is the window too.
+  globals.self = win;
   globals.document = doc;
   globals.activeWindow = win;
   globals.activeDocument = doc;

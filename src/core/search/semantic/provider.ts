@@ -4,13 +4,19 @@
 // held to the browser's CORS rules). It never throws anything but an EmbeddingError, whose message
 // names the endpoint's host and the failure, never the key or the texts.
 
+/**
+ * What a text is: a question asked of the vault or a passage of a note. Asymmetric models are trained
+ * with a marker on each side (e5: "query: " and "passage: ") and rank worse without it.
+ */
+export type EmbeddingRole = "query" | "passage";
+
 export interface EmbeddingProvider {
   /** The model's name as the endpoint knows it; vectors record it, and a change re-embeds everything. */
   readonly model: string;
   /** Most texts sent in one request. */
   readonly batchSize: number;
   /** One vector per text, in order, each of the same length. */
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
+  embed(texts: readonly string[], role: EmbeddingRole): Promise<Float32Array[]>;
 }
 
 export interface HttpResponse {
@@ -56,6 +62,9 @@ export interface OpenAIProviderOptions {
   timeoutMs?: number;
   /** Most requests a minute toward the endpoint (default 600, one every 100 ms). */
   requestsPerMinute?: number;
+  /** Put before each question / each passage; none unless configured, since most served models want none. */
+  queryPrefix?: string;
+  passagePrefix?: string;
   now?: () => number;
   /** Waits for the rate limit (the host's timer: core code has none of its own). */
   sleep: (ms: number) => Promise<void>;
@@ -109,9 +118,11 @@ export class OpenAICompatibleProvider implements EmbeddingProvider {
     this.sleep = options.sleep;
   }
 
-  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+  async embed(texts: readonly string[], role: EmbeddingRole = "passage"): Promise<Float32Array[]> {
+    const prefix = (role === "query" ? this.options.queryPrefix : this.options.passagePrefix) ?? "";
+    const marked = prefix === "" ? texts : texts.map((text) => prefix + text);
     const vectors: Float32Array[] = [];
-    for (let at = 0; at < texts.length; at += this.batchSize) vectors.push(...(await this.request(texts.slice(at, at + this.batchSize))));
+    for (let at = 0; at < marked.length; at += this.batchSize) vectors.push(...(await this.request(marked.slice(at, at + this.batchSize))));
     return vectors;
   }
 

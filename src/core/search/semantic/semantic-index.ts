@@ -143,7 +143,7 @@ export class SemanticIndex {
     const provider = this.provider;
     if (!provider) throw new EmbeddingError("unreachable", "no embedding provider is enabled");
     try {
-      const [vector] = await provider.embed([text]);
+      const [vector] = await provider.embed([text], "query");
       if (!vector || vector.length !== this.index?.dims) throw new EmbeddingError("bad_response", `the embedding model gave a vector of another length than the index's; it re-embeds the vault`);
       return normalize(vector);
     } catch (error) {
@@ -340,7 +340,7 @@ export class SemanticIndex {
     const embedded = new Map<string, StoredChunk>();
     for (let at = 0; at < hashes.length; at += provider.batchSize) {
       const batch = hashes.slice(at, at + provider.batchSize);
-      const vectors = await provider.embed(batch.map((hash) => texts.get(hash)!));
+      const vectors = await provider.embed(batch.map((hash) => texts.get(hash)!), "passage");
       this.textsSent += batch.length;
       batch.forEach((hash, i) => {
         const { scale, vector } = quantize(vectors[i]!);
