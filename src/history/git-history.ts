@@ -5,7 +5,6 @@
 // private git directory (the fence in fenced-fs.ts enforces both).
 import {
   expandOid,
-  hashBlob,
   init,
   push,
   readBlob,
@@ -77,6 +76,8 @@ export interface GitHistoryOptions {
    * of thousands of notes, written at every commit in it.
    */
   deflate?: (bytes: Uint8Array) => Promise<Uint8Array>;
+  /** The object's SHA-1 in hex (the host's native one). Without it WebCrypto's, whose job per object costs more than the hash. */
+  sha1?: (bytes: Uint8Array) => string;
 }
 
 /** A path of the vault as the history records it: a file's bytes, a folder's visible entries, or nothing. */
@@ -129,6 +130,15 @@ function parseIntents(text: string): Intent[] {
 }
 
 const encoder = new TextEncoder();
+
+/** The bytes git hashes and stores: `type size\0` and the content. */
+function gitObject(type: "blob" | "tree" | "commit", content: Uint8Array): Uint8Array {
+  const header = encoder.encode(`${type} ${content.byteLength}\0`);
+  const object = new Uint8Array(header.byteLength + content.byteLength);
+  object.set(header);
+  object.set(content, header.byteLength);
+  return object;
+}
 
 /** With the platform's own SHA-1 and zlib (Node and Electron alike), as isomorphic-git uses them. */
 async function sha1Hex(bytes: Uint8Array): Promise<string> {
@@ -519,7 +529,7 @@ export class GitHistory implements HistoryPort {
     try {
       // Only the blob's id: recovery commits the file's own bytes once they hash to it, so the object
       // need not be written (and synced) before the file is.
-      const oid = bytes === null ? null : (await hashBlob({ object: bytes })).oid;
+      const oid = bytes === null ? null : (await this.blobId(bytes));
       // An earlier write of the path whose commit is not done yet: once this write lands its bytes are
       // on disk no more, so its blob is stored first and recovery takes it from there.
       for (const earlier of this.intents) {
@@ -595,7 +605,7 @@ export class GitHistory implements HistoryPort {
         const segments = vaultSegments(path);
         if (!segments) continue;
         const entry = await this.vaultFiles.entry(path);
-        const disk = entry === null ? null : "file" in entry ? (await hashBlob({ object: entry.file })).oid : undefined;
+        const disk = entry === null ? null : "file" in entry ? (await this.blobId(entry.file)) : undefined;
         const written = list.map((intent) => intent.oid).lastIndexOf(disk as string | null);
         if (written < 0) continue;
         if (entry && "file" in entry) onDisk.set(path, entry.file);
@@ -606,7 +616,7 @@ export class GitHistory implements HistoryPort {
       for (const intent of intents) {
         if (!chosen.has(intent)) continue;
         const bytes = onDisk.get(intent.path);
-        if (intent.oid !== null && bytes && (await hashBlob({ object: bytes })).oid === intent.oid) await this.blob(bytes);
+        if (intent.oid !== null && bytes && (await this.blobId(bytes)) === intent.oid) await this.blob(bytes);
         else if (intent.oid !== null && !(await this.hasObject(intent.oid))) {
           this.options.logger.log({ level: "warn", event: "history_recovery_skipped", vault: this.options.vault, reason: "the bytes of an earlier write are not in the history folder" });
           continue;
@@ -641,6 +651,12 @@ export class GitHistory implements HistoryPort {
     return { segments, oid: await this.blob(entry.file), mode: FILE_MODE };
   }
 
+  /** A blob's id without writing it. */
+  private async blobId(bytes: Uint8Array): Promise<string> {
+    const object = gitObject("blob", bytes);
+    return this.options.sha1 ? this.options.sha1(object) : sha1Hex(object);
+  }
+
   private blob(bytes: Uint8Array): Promise<string> {
     return this.writeObject("blob", bytes);
   }
@@ -661,11 +677,8 @@ export class GitHistory implements HistoryPort {
    * its parts' ids, and `settleWrites` waits for it before any ref may name it.
    */
   private async writeObject(type: "blob" | "tree" | "commit", content: Uint8Array): Promise<string> {
-    const header = encoder.encode(`${type} ${content.byteLength}\0`);
-    const object = new Uint8Array(header.byteLength + content.byteLength);
-    object.set(header);
-    object.set(content, header.byteLength);
-    const oid = await sha1Hex(object);
+    const object = gitObject(type, content);
+    const oid = this.options.sha1 ? this.options.sha1(object) : await sha1Hex(object);
     if (this.objects.has(oid)) return oid;
     while (this.writing >= OBJECT_WRITES_PARALLEL) await Promise.race(this.inflight.values());
     if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();

@@ -5,7 +5,7 @@ import { describeFailure } from "../../core/errors";
 import { promises as fs } from "node:fs";
 import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
-import { nativeDeflate } from "./deflate";
+import { nativeDeflate, nativeSha1 } from "./git-codecs";
 import { GitHistory, UnavailableHistory, type VaultFiles } from "../../history/git-history";
 
 export interface OpenHistoryOptions {
@@ -37,6 +37,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       gitdir: options.gitdir,
       fs,
       deflate: nativeDeflate,
+      sha1: nativeSha1,
       logger: options.logger,
       clock: options.clock,
       ...(options.author ? { author: options.author } : {}),

@@ -7,7 +7,7 @@ import type { App, EventRef, TAbstractFile } from "obsidian";
 import { FileSystemAdapter, type TFile } from "obsidian";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { Clock, Hasher, HistoryPort, Logger, Yielder } from "../../core/ports";
-import { nativeDeflate } from "../node/deflate";
+import { nativeDeflate, nativeSha1 } from "../node/git-codecs";
 import { GitHistory, UnavailableHistory } from "../../history/git-history";
 import { AdapterIndexStore } from "./index-store";
 import { ObsidianMetadata } from "./metadata-port";
@@ -121,6 +121,7 @@ export class ObsidianVaultHost {
         gitdir: adapter.getFullPath(settings.gitFolder),
         fs,
         deflate: nativeDeflate,
+        sha1: nativeSha1,
         logger: this.options.logger,
         clock: this.options.clock,
         author: settings.author,
