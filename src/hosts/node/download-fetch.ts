@@ -4,6 +4,8 @@
 // its storage), at most a few, and only to http(s).
 import http from "node:http";
 import https from "node:https";
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 
 export interface DownloadResponse {
@@ -50,3 +52,36 @@ export const nodeDownloadFetch: DownloadFetch = (url, signal) => {
     });
   return get(new URL(url), 0);
 };
+
+/**
+ * Streams a download to a file while hashing it, and stops at `limit` bytes with `tooLarge()`: a
+ * pinned file never takes more room than its pin says. Resolves with the byte count and the digest;
+ * the caller compares both with the pin.
+ */
+export async function saveBody(
+  body: ReadableStream<Uint8Array>,
+  target: string,
+  options: { limit: number; algorithm: string; encoding: "hex" | "base64"; tooLarge: () => Error; onBytes?: (count: number) => void },
+): Promise<{ bytes: number; digest: string }> {
+  const hash = createHash(options.algorithm);
+  const out = createWriteStream(target);
+  let bytes = 0;
+  try {
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      if (bytes > options.limit) {
+        await reader.cancel();
+        throw options.tooLarge();
+      }
+      hash.update(value);
+      if (!out.write(value)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+      options.onBytes?.(value.byteLength);
+    }
+  } finally {
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  }
+  return { bytes, digest: hash.digest(options.encoding) };
+}

@@ -3,11 +3,9 @@
 // folder through SHA-256 and is refused when its hash or size differs from the pinned manifest; the
 // model folder is replaced only once every file has passed, so a failed or aborted download never
 // leaves a half model that the provider would load.
-import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { globalDownloadFetch, type DownloadFetch, type DownloadResponse } from "./download-fetch";
+import { globalDownloadFetch, saveBody, type DownloadFetch, type DownloadResponse } from "./download-fetch";
 import { downloadSize, formatBytes, modelFileUrl, pinProblem, type OnDeviceModel } from "../../core/search/semantic/on-device-models";
 
 export interface DownloadProgress {
@@ -103,32 +101,24 @@ export async function downloadModel(options: DownloadOptions): Promise<{ folder:
       if (!response.ok || response.body === null) {
         throw new ModelDownloadError(`${new URL(url).host} answered HTTP ${response.status} for ${file.path} of ${model.id}; check the model source setting`);
       }
-      const hash = createHash("sha256");
-      const out = createWriteStream(target);
-      let fileBytes = 0;
+      let saved: { bytes: number; digest: string };
       try {
-        const reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          fileBytes += value.byteLength;
-          if (fileBytes > file.size) {
-            await reader.cancel();
-            throw new ModelDownloadError(`${file.path} of ${model.id} is larger than the pinned ${file.size} bytes; refused (the source does not serve the pinned revision)`);
-          }
-          hash.update(value);
-          if (!out.write(value)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-          received += value.byteLength;
-          options.onProgress?.({ file: file.path, received, total: totalBytes });
-        }
+        saved = await saveBody(response.body, target, {
+          limit: file.size,
+          algorithm: "sha256",
+          encoding: "hex",
+          tooLarge: () => new ModelDownloadError(`${file.path} of ${model.id} is larger than the pinned ${file.size} bytes; refused (the source does not serve the pinned revision)`),
+          onBytes: (count) => {
+            received += count;
+            options.onProgress?.({ file: file.path, received, total: totalBytes });
+          },
+        });
       } catch (error) {
         if (error instanceof ModelDownloadError) throw error;
         if (options.signal?.aborted) throw new ModelDownloadError(`the download of ${model.id} was cancelled`);
         throw new ModelDownloadError(`the download of ${file.path} of ${model.id} broke off (${(error as Error).message}); try again`);
-      } finally {
-        await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
       }
-      const digest = hash.digest("hex");
+      const { bytes: fileBytes, digest } = saved;
       if (fileBytes !== file.size || digest !== file.sha256) {
         throw new ModelDownloadError(`${file.path} of ${model.id} does not match the pinned checksum (got ${fileBytes} bytes, sha256 ${digest}; expected ${file.size} bytes, sha256 ${file.sha256}); refused and deleted`);
       }

@@ -3,8 +3,7 @@
 // matches the pinned integrity and size, then is unpacked there (ONNX Runtime's engine for this
 // platform only). The folder is swapped in once every package passed, and the runtime is then loaded
 // from it by absolute path, since a plugin's main.js cannot carry it (no import.meta.url there).
-import { createHash } from "node:crypto";
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -15,7 +14,7 @@ import { EmbeddingError } from "../../core/search/semantic/provider";
 import { RUNTIME_PACKAGES, runtimeSize, tarballUrl, type RuntimePackage } from "../../core/search/semantic/on-device-runtime";
 import type { TransformersRuntime } from "./on-device-provider";
 import { ModelDownloadError, type DownloadProgress } from "./model-download";
-import { globalDownloadFetch, type DownloadFetch, type DownloadResponse } from "./download-fetch";
+import { globalDownloadFetch, saveBody, type DownloadFetch, type DownloadResponse } from "./download-fetch";
 
 const MARKER = ".verified.json";
 
@@ -185,30 +184,26 @@ export async function downloadRuntime(options: RuntimeDownloadOptions): Promise<
       }
       if (!response.ok || response.body === null) throw new ModelDownloadError(`${host} answered HTTP ${response.status} for ${pkg.name}@${pkg.version}; check the runtime source setting`);
       const [algorithm, expected] = pkg.integrity.split("-", 2) as [string, string];
-      const hash = createHash(algorithm);
       const tarball = path.join(staging, ".tarballs", `${pkg.name.replace("/", "+")}-${pkg.version}.tgz`);
       await mkdir(path.dirname(tarball), { recursive: true });
-      const out = createWriteStream(tarball);
-      let bytes = 0;
+      let saved: { bytes: number; digest: string };
       try {
-        const reader = response.body.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          bytes += value.byteLength;
-          if (bytes > pkg.size) {
-            await reader.cancel();
-            throw new ModelDownloadError(`${pkg.name}@${pkg.version} is larger than the pinned ${pkg.size} bytes; refused and deleted`);
-          }
-          hash.update(value);
-          if (!out.write(value)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-          received += value.byteLength;
-          options.onProgress?.({ file: `${pkg.name}@${pkg.version}`, received, total });
-        }
-      } finally {
-        await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+        saved = await saveBody(response.body, tarball, {
+          limit: pkg.size,
+          algorithm,
+          encoding: "base64",
+          tooLarge: () => new ModelDownloadError(`${pkg.name}@${pkg.version} is larger than the pinned ${pkg.size} bytes; refused and deleted`),
+          onBytes: (count) => {
+            received += count;
+            options.onProgress?.({ file: `${pkg.name}@${pkg.version}`, received, total });
+          },
+        });
+      } catch (error) {
+        if (error instanceof ModelDownloadError) throw error;
+        if (options.signal?.aborted) throw new ModelDownloadError("the runtime download was cancelled");
+        throw new ModelDownloadError(`the download of ${pkg.name}@${pkg.version} broke off (${(error as Error).message}); try again`);
       }
-      const digest = hash.digest("base64");
+      const { bytes, digest } = saved;
       if (bytes !== pkg.size || digest !== expected) {
         throw new ModelDownloadError(`${pkg.name}@${pkg.version} does not match the lockfile's integrity (got ${bytes} bytes, ${algorithm}-${digest}; expected ${pkg.size} bytes, ${pkg.integrity}); refused and deleted`);
       }
