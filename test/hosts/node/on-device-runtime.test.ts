@@ -75,3 +75,23 @@ test("a tarball that differs from the lockfile is refused, and neither it nor th
   assert.equal(existsSync(`${folder}.download`), false);
   assert.equal(await isRuntimeReady(folder), false);
 });
+
+test("a tarball longer than its pinned size is cut off at the pin and refused, and nothing is kept", async (t) => {
+  const tarballs = runtimeTarballs();
+  const common = RUNTIME_PACKAGES.find((pkg) => pkg.name === "onnxruntime-common")!;
+  const key = new URL(tarballUrl("http://x", common)).pathname;
+  tarballs.set(key, Buffer.concat([tarballs.get(key)!, Buffer.alloc(70_000, 1)]));
+  const registry = await startFileServer(tarballs);
+  t.after(() => registry.close());
+  const folder = path.join(tempFolder(t), "runtime");
+  const progress: DownloadProgress[] = [];
+  await assert.rejects(downloadRuntime({ folder, source: registry.url, onProgress: (step) => progress.push(step) }), (error: Error) => {
+    assert.ok(error instanceof ModelDownloadError);
+    assert.equal(error.message, `onnxruntime-common@1.30.0 is larger than the pinned ${common.size} bytes; refused and deleted`);
+    return true;
+  });
+  const upToCommon = RUNTIME_PACKAGES.slice(0, RUNTIME_PACKAGES.indexOf(common) + 1).reduce((sum, pkg) => sum + pkg.size, 0);
+  assert.ok(progress.length > 0 && progress.at(-1)!.received <= upToCommon, `no byte past the pin is counted (${progress.at(-1)?.received} of at most ${upToCommon})`);
+  assert.equal(existsSync(folder), false);
+  assert.equal(existsSync(`${folder}.download`), false);
+});
