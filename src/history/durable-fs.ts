@@ -1,9 +1,9 @@
 // The private repository's files are written the way git writes them: a temp file beside the target,
-// fsync, rename. A full disk or a crash then leaves the old file or the new one, never a part of one, so
-// a loose object present under its name is complete and a ref moves only to a commit that is whole.
-// isomorphic-git skips writing an object whose file exists; objects that older versions wrote in place
-// may be truncated, so an object file is checked once before it counts as present, and a damaged one
-// reads as absent and is written again.
+// then a rename, so a full disk leaves the old file or the new one, never a part of one. A ref (or any
+// other non-object file) is synced before its rename, and every object written before it is synced
+// first, so a ref moves only to a commit that is whole on disk. Objects written since the last ref that a
+// crash cut short, or that older versions wrote in place, may be truncated: an object file is checked
+// once before it counts as present, and a damaged one reads as absent and is written again.
 import { normalizeFsPath, relativeTo, type GitFs, type HistoryFs } from "./fenced-fs";
 
 /** `objects/ab/cdef…`, relative to the git directory. */
@@ -15,7 +15,7 @@ const OBJECT_TEMP_PREFIX = "tmp_obj_";
 const FILE_TEMP = /\.sb[0-9a-z]+\.lock$/;
 /** Objects known to be whole, so each is checked at most once; cleared when it grows past this. */
 const VERIFIED_MAX = 100_000;
-/** Object files synced at once by `syncObjects`: overlaps the waits, far from file-handle limits. */
+/** Object files synced at once before a ref moves: overlaps the waits, far from file-handle limits. */
 const SYNC_PARALLEL = 32;
 /** Directory fsync is not possible everywhere (Windows, some network file systems): skipped there. */
 const NO_DIRECTORY_SYNC = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP", "EBADF"]);
@@ -29,16 +29,7 @@ export interface DurableFs {
   fs: GitFs;
   /** Removes temp files a crash left behind; resolves to how many. */
   removeTemps(): Promise<number>;
-  /**
-   * Until `syncObjects`, loose objects are renamed into place without their own fsync: a group of
-   * commits then syncs its objects in one parallel pass before its one ref update, in place of one
-   * fsync after another. An object cut short by a crash in between is caught as damaged and written
-   * again, and no ref names it before the pass.
-   */
-  deferObjectSync(): void;
-  /** Ends the deferral and syncs every object not yet synced, and their folders (a ref write does too). */
-  syncObjects(): Promise<void>;
-  /** Makes one loose object durable now, its bytes and its folder entries, deferred or not. */
+  /** Makes one loose object durable now, its bytes and its folder entries, before any ref names it. */
   syncObject(oid: string): Promise<void>;
   /**
    * Writes a file that names no object yet (the crash record) durably, without first syncing the
@@ -71,7 +62,7 @@ async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-async function sha1Hex(bytes: Uint8Array): Promise<string> {
+export async function sha1Hex(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
   return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
@@ -85,8 +76,12 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
   const verified = new Set<string>();
   /** Folders whose new entries are not yet known to be on disk. */
   const dirty = new Set<string>();
-  let deferring = false;
-  /** Object files renamed into place whose bytes are not yet synced: synced before any ref moves. */
+  /**
+   * Object files renamed into place whose bytes are not yet synced. An object is written without its
+   * own fsync: the objects of a commit, or of a group of them, are synced in one parallel pass before
+   * the ref that names them moves (or any other non-object file is written). One cut short by a crash
+   * in between is caught as damaged and written again, and no ref names it.
+   */
   const unsynced = new Set<string>();
   const inGitdir = (path: string): string | null => relativeTo(root, normalizeFsPath(path));
 
@@ -154,7 +149,6 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
 
   /** Temp beside the target, written and synced, then renamed over it; the temp never outlives a failure. */
   const replace = async (path: string, data: Uint8Array | string, writeOptions: unknown, object: boolean): Promise<void> => {
-    const deferred = object && deferring;
     const dir = dirname(path);
     for (;;) {
       const temp = object ? `${dir}/${OBJECT_TEMP_PREFIX}${randomName()}` : `${dir}/${basename(path)}.sb${randomName()}.lock`;
@@ -168,7 +162,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
       try {
         try {
           await handle.writeFile(data, writeOptions);
-          if (!deferred) await handle.sync();
+          if (!object) await handle.sync();
         } finally {
           await handle.close();
         }
@@ -178,7 +172,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
         throw error;
       }
       dirty.add(dir);
-      if (deferred) unsynced.add(normalizeFsPath(path));
+      if (object) unsynced.add(normalizeFsPath(path));
       return;
     }
   };
@@ -270,15 +264,6 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     return removed;
   };
 
-  const deferObjectSync = (): void => {
-    deferring = true;
-  };
-
-  const syncObjects = async (): Promise<void> => {
-    deferring = false;
-    await flush();
-  };
-
   const syncObject = async (oid: string): Promise<void> => {
     const file = `${root}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
     await syncFile(file);
@@ -292,5 +277,5 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     await syncDirectory(dirname(path));
   };
 
-  return { fs: promises, removeTemps, deferObjectSync, syncObjects, syncObject, writeRecord };
+  return { fs: promises, removeTemps, syncObject, writeRecord };
 }

@@ -19,7 +19,7 @@ import {
 import { describeFailure, isNoSpace, noSpaceText, ToolError } from "../core/errors";
 import type { Clock, HistoryEntry, HistoryMeta, HistoryPort, Logger } from "../core/ports";
 import { WriteLock } from "../core/write/lock";
-import { durableFs, type DurableFs } from "./durable-fs";
+import { durableFs, sha1Hex, type DurableFs } from "./durable-fs";
 import { fenceFs, hasHiddenSegment, normalizeFsPath, relativeTo, type Fence, type FencedFsClient, type HistoryFs } from "./fenced-fs";
 import { commitMessage, parseMessage } from "./message";
 
@@ -141,12 +141,6 @@ function gitObject(type: "blob" | "tree" | "commit", content: Uint8Array): Uint8
 }
 
 /** With the platform's own SHA-1 and zlib (Node and Electron alike), as isomorphic-git uses them. */
-async function sha1Hex(bytes: Uint8Array): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
 
 async function streamDeflate(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream("deflate"));
@@ -465,26 +459,22 @@ export class GitHistory implements HistoryPort {
       const head = await this.head();
       let parent = head;
       let tree = head ? (await this.commitAt(head)).commit.tree : null;
-      this.durable.deferObjectSync();
-      try {
-        for (const request of group) {
-          const started = this.options.clock.now();
-          try {
-            const changes = await this.changesOf(request.paths, request.contents);
-            const next = await this.buildCommit(parent, tree, changes, commitMessage(request.message, request.meta));
-            if (next) {
-              parent = next.id;
-              tree = next.tree;
-            }
-            done.push({ request, id: next?.id ?? null, changes, started });
-          } catch (error) {
-            request.reject(this.explain(error));
+      for (const request of group) {
+        const started = this.options.clock.now();
+        try {
+          const changes = await this.changesOf(request.paths, request.contents);
+          const next = await this.buildCommit(parent, tree, changes, commitMessage(request.message, request.meta));
+          if (next) {
+            parent = next.id;
+            tree = next.tree;
           }
+          done.push({ request, id: next?.id ?? null, changes, started });
+        } catch (error) {
+          request.reject(this.explain(error));
         }
-        await this.settleWrites();
-      } finally {
-        await this.durable.syncObjects();
       }
+      await this.settleWrites();
+      // The ref write first syncs every object not yet synced (durable-fs.ts): one pass for the group.
       if (parent !== null && parent !== head) await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
     } catch (error) {
       const failure = this.explain(error);

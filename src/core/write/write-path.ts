@@ -373,13 +373,11 @@ export class WritePath {
     return meta;
   }
 
-  /** The trash copy and the history's record, side by side; a failed trash copy refuses the write once the record is done. */
-  private async beforeChange<T>(trash: Promise<T>, intent: Promise<void>): Promise<[T]>;
-  private async beforeChange<T>(trash: Promise<T> | undefined, intent: Promise<void>): Promise<[T | undefined]>;
-  private async beforeChange<T>(trash: Promise<T> | undefined, intent: Promise<void>): Promise<[T | undefined]> {
+  /** The trash copy (when there is an old version) and the history's record, side by side; a failed trash copy refuses the write once the record is done. */
+  private async beforeChange(trash: Promise<string> | undefined, intent: Promise<void>): Promise<string | undefined> {
     const [copied] = await Promise.allSettled([trash, intent]);
     if (copied.status === "rejected") throw copied.reason;
-    return [copied.value];
+    return copied.value;
   }
 
   /**
@@ -495,7 +493,7 @@ export class WritePath {
       const warnings = result.warnings;
       const creating = result.created;
       // Both must be on disk before the note changes, and neither needs the other.
-      const [trash] = await this.beforeChange(current.exists && current.bytes ? this.copyToTrash(op.path, current.bytes) : undefined, this.intend(op, bytes));
+      const trash = await this.beforeChange(current.exists && current.bytes ? this.copyToTrash(op.path, current.bytes) : undefined, this.intend(op, bytes));
       if (trash !== undefined) result.trash = trash;
       try {
         await this.options.writer.writeFile(op.path, bytes, current.hash);
@@ -553,7 +551,7 @@ export class WritePath {
     const removed = await this.lock.run(async () => {
       const { current, result } = await this.planRemove(op);
       if (op.dry_run) return result;
-      [result.trash] = await this.beforeChange(this.copyToTrash(op.path, current.bytes ?? new Uint8Array()), this.intend(op, null));
+      result.trash = (await this.beforeChange(this.copyToTrash(op.path, current.bytes ?? new Uint8Array()), this.intend(op, null)))!;
       try {
         await this.options.writer.removeFile(op.path, current.hash ?? "");
       } catch (error) {
@@ -624,7 +622,7 @@ export class WritePath {
         result.message = "Dry run: nothing was written.";
         return result;
       }
-      const [trash] = await this.beforeChange(before ? this.copyToTrash(op.path, before) : undefined, this.intend(op, op.bytes));
+      const trash = await this.beforeChange(before ? this.copyToTrash(op.path, before) : undefined, this.intend(op, op.bytes));
       if (trash !== undefined) result.trash = trash;
       try {
         await this.options.writer.writeFile(op.path, op.bytes, hashBefore);
