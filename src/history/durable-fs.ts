@@ -32,6 +32,11 @@ export interface DurableFs {
   /** Makes one loose object durable now, its bytes and its folder entries, before any ref names it. */
   syncObject(oid: string): Promise<void>;
   /**
+   * Writes a loose object (its deflated bytes) synced in the one handle that writes it, then renamed
+   * into place; only its folder entry waits for the pass before the next ref moves.
+   */
+  writeObject(oid: string, deflated: Uint8Array): Promise<void>;
+  /**
    * Writes a file that names no object yet (the crash record) durably, without first syncing the
    * objects other work is writing meanwhile, which a ref write must wait for.
    */
@@ -77,10 +82,10 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
   /** Folders whose new entries are not yet known to be on disk. */
   const dirty = new Set<string>();
   /**
-   * Object files renamed into place whose bytes are not yet synced. An object is written without its
-   * own fsync: the objects of a commit, or of a group of them, are synced in one parallel pass before
-   * the ref that names them moves (or any other non-object file is written). One cut short by a crash
-   * in between is caught as damaged and written again, and no ref names it.
+   * Object files written through `fs.writeFile` (by isomorphic-git) and renamed into place whose bytes
+   * are not yet synced: they are synced in one parallel pass before the ref that names them moves (or
+   * any other non-object file is written). One cut short by a crash in between is caught as damaged and
+   * written again, and no ref names it. The history's own objects (`writeObject`) are synced as written.
    */
   const unsynced = new Set<string>();
   const inGitdir = (path: string): string | null => relativeTo(root, normalizeFsPath(path));
@@ -148,7 +153,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
   };
 
   /** Temp beside the target, written and synced, then renamed over it; the temp never outlives a failure. */
-  const replace = async (path: string, data: Uint8Array | string, writeOptions: unknown, object: boolean): Promise<void> => {
+  const replace = async (path: string, data: Uint8Array | string, writeOptions: unknown, object: boolean, synced = !object): Promise<void> => {
     const dir = dirname(path);
     for (;;) {
       const temp = object ? `${dir}/${OBJECT_TEMP_PREFIX}${randomName()}` : `${dir}/${basename(path)}.sb${randomName()}.lock`;
@@ -162,7 +167,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
       try {
         try {
           await handle.writeFile(data, writeOptions);
-          if (!object) await handle.sync();
+          if (synced) await handle.sync();
         } finally {
           await handle.close();
         }
@@ -172,7 +177,7 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
         throw error;
       }
       dirty.add(dir);
-      if (object) unsynced.add(normalizeFsPath(path));
+      if (!synced) unsynced.add(normalizeFsPath(path));
       return;
     }
   };
@@ -272,10 +277,25 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     await syncDirectory(`${root}/objects`);
   };
 
+  const writeObject = async (oid: string, deflated: Uint8Array): Promise<void> => {
+    const folder = `${root}/objects/${oid.slice(0, 2)}`;
+    try {
+      await replace(`${folder}/${oid.slice(2)}`, deflated, undefined, true, true);
+    } catch (error) {
+      if (codeOf(error) !== "ENOENT") throw error;
+      await fs.mkdir(folder).catch((made: unknown) => {
+        if (codeOf(made) !== "EEXIST") throw made;
+      });
+      dirty.add(`${root}/objects`);
+      await replace(`${folder}/${oid.slice(2)}`, deflated, undefined, true, true);
+    }
+    remember(`objects/${oid.slice(0, 2)}/${oid.slice(2)}`);
+  };
+
   const writeRecord = async (path: string, text: string): Promise<void> => {
     await replace(path, text, "utf8", false);
     await syncDirectory(dirname(path));
   };
 
-  return { fs: promises, removeTemps, syncObject, writeRecord };
+  return { fs: promises, removeTemps, syncObject, writeObject, writeRecord };
 }

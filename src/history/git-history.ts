@@ -22,12 +22,15 @@ import { WriteLock } from "../core/write/lock";
 import { durableFs, sha1Hex, type DurableFs } from "./durable-fs";
 import { fenceFs, hasHiddenSegment, normalizeFsPath, relativeTo, type Fence, type FencedFsClient, type HistoryFs } from "./fenced-fs";
 import { commitMessage, parseMessage } from "./message";
+import { EMPTY_TREE, findEntry, patchTree, treeImage, type TreeImage } from "./tree-image";
 
 export const DEFAULT_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
 export const DEFAULT_BRANCH = "main";
 /** Baseline blobs written at once: enough to overlap reads, few enough to stay far from file-handle limits. */
 const BASELINE_PARALLEL = 8;
+/** Trees kept in memory for the next commits and reads, the least recently used dropped first. */
 const TREE_CACHE_MAX = 2048;
+const TREE_CACHE_BYTES = 64 * 1024 * 1024;
 /** Objects written or found whole since opening, so a second write of one costs nothing; cleared past this. */
 const KNOWN_OBJECTS_MAX = 200_000;
 /** Object files written at once in the background: overlaps their I/O, far from file-handle limits. */
@@ -147,8 +150,6 @@ async function streamDeflate(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-const SURROGATE = /[\uD800-\uDFFF]/;
-const HEX = new Map(Array.from({ length: 256 }, (_, byte) => [byte.toString(16).padStart(2, "0"), byte]));
 
 interface Signature {
   name: string;
@@ -171,49 +172,6 @@ export function commitText(tree: string, parent: string | null, signature: Signa
   const person = `${signature.name} <${signature.email}> ${signature.timestamp} ${formatOffset(signature.timezoneOffset)}`;
   const body = `${message.replace(/\r/g, "").replace(/^\n+/, "").replace(/\n+$/, "")}\n`;
   return `tree ${tree}\n${parent ? `parent ${parent}\n` : ""}author ${person}\ncommitter ${person}\n\n${body}`;
-}
-
-/** UTF-8 byte order, which is code point order: UTF-16 order of the strings unless a surrogate is in them. */
-function compareNames(a: string, b: string): number {
-  if (!SURROGATE.test(a) && !SURROGATE.test(b)) return a < b ? -1 : a > b ? 1 : 0;
-  const x = [...a].map((char) => char.codePointAt(0)!);
-  const y = [...b].map((char) => char.codePointAt(0)!);
-  for (let at = 0; at < Math.min(x.length, y.length); at++) if (x[at] !== y[at]) return x[at]! - y[at]!;
-  return x.length - y.length;
-}
-
-/** Each entry's bytes in its tree object, kept while the entry is: most of a tree is the same from one commit to the next. */
-const records = new WeakMap<TreeEntry, Uint8Array>();
-
-function recordOf(entry: TreeEntry): Uint8Array {
-  let record = records.get(entry);
-  if (record) return record;
-  const head = encoder.encode(`${entry.mode.replace(/^0+/, "")} ${entry.path}\0`);
-  record = new Uint8Array(head.byteLength + 20);
-  record.set(head);
-  for (let at = 0; at < 20; at++) record[head.byteLength + at] = HEX.get(entry.oid.slice(at * 2, at * 2 + 2))!;
-  records.set(entry, record);
-  return record;
-}
-
-/** Entries in git's order: by name, a folder's as if it ended in `/`. Nearly sorted input (the tree before, one entry changed) sorts in one pass. */
-export function sortTree(entries: readonly TreeEntry[]): TreeEntry[] {
-  const keyed = entries.map((entry) => ({ entry, key: entry.type === "tree" ? `${entry.path}/` : entry.path }));
-  const plain = keyed.every(({ key }) => !SURROGATE.test(key));
-  keyed.sort(plain ? (a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : (a, b) => compareNames(a.key, b.key));
-  return keyed.map(({ entry }) => entry);
-}
-
-/** A tree object's content from entries in git's order (sortTree): each `mode name\0` and the 20-byte id. */
-export function treeContent(sorted: readonly TreeEntry[]): Uint8Array {
-  const parts = sorted.map(recordOf);
-  const content = new Uint8Array(parts.reduce((size, part) => size + part.byteLength, 0));
-  let offset = 0;
-  for (const part of parts) {
-    content.set(part, offset);
-    offset += part.byteLength;
-  }
-  return content;
 }
 
 function isCode(error: unknown, code: string): boolean {
@@ -275,7 +233,8 @@ export class GitHistory implements HistoryPort {
   private readonly branchRef = `refs/heads/${DEFAULT_BRANCH}`;
   private readonly queue = new WriteLock();
   private readonly cache: object = {};
-  private readonly trees = new Map<string, TreeEntry[]>();
+  private readonly trees = new Map<string, TreeImage>();
+  private treeBytes = 0;
   private readonly objects = new Set<string>();
   /** Object files being written, by id: null once written, the failure if it failed (kept until reported). */
   private readonly inflight = new Map<string, Promise<unknown>>();
@@ -651,11 +610,10 @@ export class GitHistory implements HistoryPort {
     return this.writeObject("blob", bytes);
   }
 
-  /** Writes the tree and keeps its entries, in git's order, for the next commit that starts from it. */
-  private async writeTree(entries: readonly TreeEntry[]): Promise<string> {
-    const sorted = sortTree(entries);
-    const oid = await this.writeObject("tree", treeContent(sorted));
-    this.remember(oid, sorted);
+  /** Writes the tree and keeps it for the next commit that starts from it. */
+  private async writeTree(image: TreeImage): Promise<string> {
+    const oid = await this.writeObject("tree", image.content);
+    this.remember(oid, image);
     return oid;
   }
 
@@ -674,7 +632,7 @@ export class GitHistory implements HistoryPort {
     if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();
     this.objects.add(oid);
     this.writing += 1;
-    const written = this.storeObject(oid, object).then(
+    const written = this.storeObject(type, oid, object).then(
       () => {
         this.inflight.delete(oid);
         return null;
@@ -689,28 +647,21 @@ export class GitHistory implements HistoryPort {
     return oid;
   }
 
-  private async storeObject(oid: string, object: Uint8Array): Promise<void> {
-    const folder = joinPath(this.gitdir, `objects/${oid.slice(0, 2)}`);
-    const file = `${folder}/${oid.slice(2)}`;
-    // Present and whole (the durable layer checks an object file once before it counts): kept as it is.
-    const present = await this.fs.promises.stat(file).then(
-      () => true,
-      (error: unknown) => {
-        if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
-        throw error;
-      },
-    );
-    if (present) return;
-    const deflated = await (this.options.deflate ?? streamDeflate)(object);
-    try {
-      await this.fs.promises.writeFile(file, deflated);
-    } catch (error) {
-      if (!isCode(error, "ENOENT")) throw error;
-      await this.fs.promises.mkdir(folder).catch((made: unknown) => {
-        if (!isCode(made, "EEXIST")) throw made;
-      });
-      await this.fs.promises.writeFile(file, deflated);
+  private async storeObject(type: "blob" | "tree" | "commit", oid: string, object: Uint8Array): Promise<void> {
+    // A blob may be there already (a note set back to an earlier text); present and whole (the durable
+    // layer checks an object file once before it counts), it is kept. A tree or commit is all but always
+    // new, and one written again over itself is the same file, so they are not looked for first.
+    if (type === "blob") {
+      const present = await this.fs.promises.stat(joinPath(this.gitdir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`)).then(
+        () => true,
+        (error: unknown) => {
+          if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
+          throw error;
+        },
+      );
+      if (present) return;
     }
+    await this.durable.writeObject(oid, await (this.options.deflate ?? streamDeflate)(object));
   }
 
   /** Waits for the objects being written (all, or the ones named) and throws the first failure among them. */
@@ -740,12 +691,12 @@ export class GitHistory implements HistoryPort {
         entries.push({ mode: FILE_MODE, path: name, oid: await this.blob(entry.file), type: "blob" });
       }
     }
-    return entries.length === 0 ? null : this.writeTree(entries);
+    return entries.length === 0 ? null : this.writeTree(treeImage(entries));
   }
 
   /** One commit of the changes on `parent` (whose tree is `base`), without moving the branch; null when nothing changes. */
   private async buildCommit(parent: string | null, base: string | null, changes: readonly Change[], message: string): Promise<{ id: string; tree: string } | null> {
-    const tree = (await this.applyChanges(base, changes)) ?? (await this.writeTree([]));
+    const tree = (await this.applyChanges(base, changes)) ?? (await this.writeTree(EMPTY_TREE));
     if (tree === base) return null;
     const now = this.options.clock.now();
     const author = this.options.author ?? DEFAULT_AUTHOR;
@@ -764,23 +715,33 @@ export class GitHistory implements HistoryPort {
     return next.id;
   }
 
-  private async entries(tree: string): Promise<TreeEntry[]> {
+  private async image(tree: string): Promise<TreeImage> {
     const cached = this.trees.get(tree);
-    if (cached) return cached;
-    const read = (await readTree({ fs: this.fs, gitdir: this.gitdir, oid: tree, cache: this.cache })).tree;
-    this.remember(tree, read);
-    return read;
+    if (cached) {
+      // Most recently used last, so the trees of the folders being written stay.
+      this.trees.delete(tree);
+      this.trees.set(tree, cached);
+      return cached;
+    }
+    const image = treeImage((await readTree({ fs: this.fs, gitdir: this.gitdir, oid: tree, cache: this.cache })).tree);
+    this.remember(tree, image);
+    return image;
   }
 
-  private remember(tree: string, entries: TreeEntry[]): void {
-    if (this.trees.size >= TREE_CACHE_MAX) this.trees.clear();
-    this.trees.set(tree, entries);
+  private remember(tree: string, image: TreeImage): void {
+    if (this.trees.has(tree)) return;
+    this.trees.set(tree, image);
+    this.treeBytes += image.content.byteLength;
+    for (const [oid, old] of this.trees) {
+      if (this.trees.size <= TREE_CACHE_MAX && this.treeBytes <= TREE_CACHE_BYTES) break;
+      this.trees.delete(oid);
+      this.treeBytes -= old.content.byteLength;
+    }
   }
 
   /** The tree with the changes applied; null when nothing is left in it. */
   private async applyChanges(tree: string | null, changes: readonly Change[]): Promise<string | null> {
-    const entries = new Map<string, TreeEntry>();
-    if (tree) for (const entry of await this.entries(tree)) entries.set(entry.path, entry);
+    const base = tree ? await this.image(tree) : EMPTY_TREE;
     const byName = new Map<string, Change[]>();
     for (const change of changes) {
       const name = change.segments[0]!;
@@ -788,26 +749,24 @@ export class GitHistory implements HistoryPort {
       if (group) group.push(change);
       else byName.set(name, [change]);
     }
+    const updates = new Map<string, TreeEntry | null>();
     for (const [name, group] of byName) {
+      const before = base.entries[findEntry(base, name)] ?? null;
+      let after = before;
       // A change to the entry itself first, then changes below it (a folder replaced, then edited).
       for (const change of group.filter((item) => item.segments.length === 1)) {
-        if (change.oid === null) entries.delete(name);
-        else entries.set(name, { mode: change.mode, path: name, oid: change.oid, type: change.mode === TREE_MODE ? "tree" : "blob" });
+        after = change.oid === null ? null : { mode: change.mode, path: name, oid: change.oid, type: change.mode === TREE_MODE ? "tree" : "blob" };
       }
       const deeper = group.filter((item) => item.segments.length > 1).map((item) => ({ ...item, segments: item.segments.slice(1) }));
-      if (deeper.length === 0) continue;
-      const current = entries.get(name);
-      const subtree = await this.applyChanges(current?.type === "tree" ? current.oid : null, deeper);
-      if (subtree === null) entries.delete(name);
-      else entries.set(name, { mode: TREE_MODE, path: name, oid: subtree, type: "tree" });
+      if (deeper.length > 0) {
+        const subtree = await this.applyChanges(after?.type === "tree" ? after.oid : null, deeper);
+        after = subtree === null ? null : { mode: TREE_MODE, path: name, oid: subtree, type: "tree" };
+      }
+      if (before?.oid !== after?.oid || before?.mode !== after?.mode) updates.set(name, after);
     }
-    if (entries.size === 0) return null;
-    const list = [...entries.values()];
-    if (tree) {
-      const before = await this.entries(tree);
-      if (before.length === list.length && before.every((entry) => entries.get(entry.path)?.oid === entry.oid && entries.get(entry.path)?.mode === entry.mode)) return tree;
-    }
-    return this.writeTree(list);
+    if (updates.size === 0) return tree;
+    const next = patchTree(base, updates);
+    return next.entries.length === 0 ? null : this.writeTree(next);
   }
 
   private async recordBaseline(list: () => Promise<string[]>): Promise<void> {
@@ -858,7 +817,8 @@ export class GitHistory implements HistoryPort {
   private async entryAt(tree: string, segments: readonly string[]): Promise<TreeEntry | null> {
     let current = tree;
     for (let position = 0; position < segments.length; position++) {
-      const entry = (await this.entries(current)).find((candidate) => candidate.path === segments[position]);
+      const image = await this.image(current);
+      const entry = image.entries[findEntry(image, segments[position]!)];
       if (!entry) return null;
       if (position === segments.length - 1) return entry;
       if (entry.type !== "tree") return null;

@@ -8,7 +8,9 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import * as git from "isomorphic-git";
-import { commitText, sortTree, treeContent } from "../../src/history/git-history";
+import type { TreeEntry } from "isomorphic-git";
+import { commitText } from "../../src/history/git-history";
+import { patchTree, sortTree, treeContent, treeImage, type TreeImage } from "../../src/history/tree-image";
 
 const blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
 const tree = "4b825dc642cb6eb9a060e54bf8d69288fbc4904b";
@@ -57,4 +59,40 @@ test("commit objects are isomorphic-git's bytes: time zones east and west, a mes
   } finally {
     rmSync(gitdir, { recursive: true, force: true });
   }
+});
+
+test("a tree patched entry by entry equals the tree built whole from the changed entries: files and folders added, replaced, turned into one another and removed, astral names included", () => {
+  // A fixed pseudo-random sequence, so a failure repeats.
+  let seed = 42;
+  const random = (below: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % below;
+  };
+  const names = ["a", "a.md", "a-b.md", "a0.md", "b", "Zeta.md", "émile.md", "日本.md", "😀 smile.md", "\uFFFD.md", ...Array.from({ length: 40 }, (_, at) => `note ${at}.md`)];
+  const oid = (at: number): string => at.toString(16).padStart(40, "0");
+  const entryOf = (name: string, folder: boolean, version: number): TreeEntry =>
+    folder ? { mode: "040000", path: name, oid: oid(version), type: "tree" } : { mode: "100644", path: name, oid: oid(version), type: "blob" };
+  let current = new Map<string, TreeEntry>();
+  let image: TreeImage = treeImage([]);
+  for (let round = 1; round <= 400; round++) {
+    const updates = new Map<string, TreeEntry | null>();
+    // Mostly one change a commit, as writes make them; now and then many, or all removed.
+    const count = round % 97 === 0 ? names.length : round % 13 === 0 ? 1 + random(12) : 1;
+    for (let change = 0; change < count; change++) {
+      const name = names[random(names.length)]!;
+      updates.set(name, round % 97 === 0 || random(5) === 0 ? null : entryOf(name, random(4) === 0, round * 100 + change));
+    }
+    image = patchTree(image, updates);
+    const next = new Map(current);
+    for (const [name, entry] of updates) {
+      if (entry) next.set(name, entry);
+      else next.delete(name);
+    }
+    current = next;
+    const whole = treeImage([...current.values()]);
+    assert.deepEqual(image.entries.map((entry) => entry.path), whole.entries.map((entry) => entry.path), `round ${round}: order`);
+    assert.deepEqual(Buffer.from(image.content), Buffer.from(whole.content), `round ${round}: content`);
+    assert.deepEqual([...image.offsets], [...whole.offsets], `round ${round}: offsets`);
+  }
+  assert.ok(image.entries.length > 0);
 });

@@ -1,13 +1,33 @@
-// The history's object codecs through Node's native bindings (see GitHistoryOptions.deflate and .sha1):
-// zlib's deflate runs on libuv's pool, off the event loop and without CompressionStream's stream
-// machinery; SHA-1 runs in place, cheaper for objects of a few kilobytes than a WebCrypto job. Electron
-// has the same modules, so the plugin's desktop host uses them too.
+// The history's object codecs through Node's native bindings (see GitHistoryOptions.deflate and .sha1).
+// SHA-1 runs in place, cheaper for objects of a few kilobytes than a WebCrypto job. Electron has the
+// same modules, so the plugin's desktop host uses them too.
 import { createHash } from "node:crypto";
-import { deflate } from "node:zlib";
+import { constants, deflate, deflateSync } from "node:zlib";
 
+/**
+ * Below this an object is deflated in place: zlib's own work on a note or a commit (tens of
+ * microseconds) costs less than a job on libuv's pool and the stream around it.
+ */
+const DEFLATE_IN_PLACE_MAX = 16 * 1024;
+
+/**
+ * A large object (the tree of a folder of thousands of notes, rewritten at each commit in it) goes to
+ * libuv's pool, off the event loop, at zlib's fastest level: half the work of the default level for a
+ * few percent more bytes, since a tree is mostly ids that do not compress. One output chunk holds it all.
+ */
 export function nativeDeflate(bytes: Uint8Array): Promise<Uint8Array> {
+  if (bytes.byteLength <= DEFLATE_IN_PLACE_MAX) {
+    try {
+      const result = deflateSync(bytes);
+      return Promise.resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
   return new Promise((resolve, reject) => {
-    deflate(bytes, (error, result) => (error ? reject(error) : resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength))));
+    deflate(bytes, { level: constants.Z_BEST_SPEED, chunkSize: bytes.byteLength + 1024 }, (error, result) =>
+      error ? reject(error) : resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength)),
+    );
   });
 }
 
