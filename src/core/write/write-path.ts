@@ -12,7 +12,7 @@ import { parseNote } from "../notes/structure";
 import type { Clock, FileStat, Hasher, HistoryMeta, Logger, TransactionStore, VaultPort, WritePort } from "../ports";
 import { addedLines, unifiedDiff } from "./diff";
 import { editFrontmatter, oversizeFrontmatterError } from "./frontmatter-edit";
-import { WriteLock } from "./lock";
+import { VaultWriteLock } from "./lock";
 import { findSecrets } from "./secrets";
 import { decodeNote, encodeNote, NEW_NOTE_ENCODING, type NoteEncoding } from "./text";
 import { trashPath } from "./trash";
@@ -174,7 +174,7 @@ function keepsAliasesAsTheyWere(parsed: ParsedFrontmatter, before: string | null
 
 export class WritePath {
   private readonly options: WritePathOptions;
-  private readonly lock = new WriteLock();
+  private readonly lock = new VaultWriteLock();
   private readonly transactions: TransactionRunner;
 
   constructor(options: WritePathOptions) {
@@ -228,6 +228,16 @@ export class WritePath {
     } catch (error) {
       this.options.logger.log({ level: "warn", event: "index_update_failed", vault: this.options.vault, tool, reason: error instanceof Error ? error.message : String(error) });
     }
+  }
+
+  /**
+   * A write of one note, beside writes of other notes (VaultWriteLock). One that creates the note runs
+   * alone: a new name is checked against every other (checkNewPath), which a creation beside it could
+   * make stale.
+   */
+  private async oneNote<T>(path: string, work: () => Promise<T>): Promise<T> {
+    const beside = await this.lock.note(path, async () => ((await this.options.reader.stat(path)) ? { value: await work() } : null));
+    return beside ? beside.value : this.lock.run(work);
   }
 
   private hash(bytes: Uint8Array): string {
@@ -479,7 +489,7 @@ export class WritePath {
    * note first (so a guard's refusal writes nothing) and then apply them as one transaction.
    */
   async prepare(op: Omit<WriteOperation, "dry_run">): Promise<PreparedWrite> {
-    return this.lock.run(async () => {
+    return this.oneNote(op.path, async () => {
       const { current, result, bytes } = await this.plan({ ...op, dry_run: true });
       return { result, before: current.bytes, after: result.changed ? bytes : (current.bytes ?? bytes) };
     });
@@ -487,7 +497,7 @@ export class WritePath {
 
   async write(op: WriteOperation): Promise<WriteResult> {
     let recorded: Promise<void> = Promise.resolve();
-    const written = await this.lock.run(async () => {
+    const written = await this.oneNote(op.path, async () => {
       const { current, result, bytes } = await this.plan(op);
       if (!result.changed || op.dry_run) return result;
       const warnings = result.warnings;
@@ -518,7 +528,7 @@ export class WritePath {
 
   /** A deletion worked out as a dry run, with the bytes it would remove (for a transaction's plan). */
   async prepareRemove(op: { path: string; tool: string; expected_hash?: string }): Promise<{ result: WriteResult; before: Uint8Array }> {
-    return this.lock.run(async () => {
+    return this.oneNote(op.path, async () => {
       const { current, result } = await this.planRemove({ ...op, dry_run: true });
       return { result, before: current.bytes ?? new Uint8Array() };
     });
@@ -548,7 +558,7 @@ export class WritePath {
   /** Deletes a note after copying it to the trash; the hash, when given, must still match. */
   async remove(op: { path: string; tool: string; expected_hash?: string; dry_run: boolean; reason?: string; actor?: WriteActor }): Promise<WriteResult> {
     let recorded: Promise<void> = Promise.resolve();
-    const removed = await this.lock.run(async () => {
+    const removed = await this.oneNote(op.path, async () => {
       const { current, result } = await this.planRemove(op);
       if (op.dry_run) return result;
       result.trash = (await this.beforeChange(this.copyToTrash(op.path, current.bytes ?? new Uint8Array()), this.intend(op, null)))!;
@@ -590,7 +600,7 @@ export class WritePath {
   /** Attachments: raw bytes, overwrite only when asked, the old bytes to the trash first. */
   async writeBinary(op: { path: string; tool: string; bytes: Uint8Array; overwrite: boolean; dry_run: boolean; reason?: string; actor?: WriteActor; existing_name?: boolean }): Promise<WriteResult> {
     let recorded: Promise<void> = Promise.resolve();
-    const written = await this.lock.run(async () => {
+    const written = await this.oneNote(op.path, async () => {
       const stat = await this.options.reader.stat(op.path);
       if (!stat && !op.existing_name) this.options.checkNewPath?.(op.path);
       const before = stat ? await this.options.reader.readBytes(op.path) : null;
