@@ -43,6 +43,8 @@ export interface DurableFs {
   writeRecord(path: string, text: string): Promise<void>;
 }
 
+const encoder = new TextEncoder();
+
 function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
 }
@@ -96,6 +98,12 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
   };
 
   const syncDirectory = async (dir: string): Promise<void> => {
+    if (fs.syncPath) {
+      await fs.syncPath(dir).catch((error: unknown) => {
+        if (!NO_DIRECTORY_SYNC.has(String(codeOf(error)))) throw error;
+      });
+      return;
+    }
     let handle;
     try {
       handle = await fs.open(dir, "r");
@@ -114,6 +122,17 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
 
   /** Opened read-only, as directories are; Windows flushes only a handle open for writing, so there it is reopened. */
   const syncFile = async (path: string, flags = "r"): Promise<void> => {
+    if (flags === "r" && fs.syncPath) {
+      try {
+        await fs.syncPath(path);
+      } catch (error) {
+        // Replaced since (a damaged object's file is written again): nothing of this one to sync.
+        if (codeOf(error) === "ENOENT") return;
+        if (!["EPERM", "EBADF", "EACCES"].includes(String(codeOf(error)))) throw error;
+        await syncFile(path, "r+");
+      }
+      return;
+    }
     let handle;
     try {
       handle = await fs.open(path, flags);
@@ -157,20 +176,35 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     const dir = dirname(path);
     for (;;) {
       const temp = object ? `${dir}/${OBJECT_TEMP_PREFIX}${randomName()}` : `${dir}/${basename(path)}.sb${randomName()}.lock`;
-      let handle;
-      try {
-        handle = await fs.open(temp, "wx");
-      } catch (error) {
-        if (codeOf(error) === "EEXIST") continue;
-        throw error;
+      if (synced && fs.createSynced) {
+        try {
+          await fs.createSynced(temp, typeof data === "string" ? encoder.encode(data) : data);
+        } catch (error) {
+          if (codeOf(error) === "EEXIST") continue;
+          await fs.unlink(temp).catch(() => undefined);
+          throw error;
+        }
+      } else {
+        let handle;
+        try {
+          handle = await fs.open(temp, "wx");
+        } catch (error) {
+          if (codeOf(error) === "EEXIST") continue;
+          throw error;
+        }
+        try {
+          try {
+            await handle.writeFile(data, writeOptions);
+            if (synced) await handle.sync();
+          } finally {
+            await handle.close();
+          }
+        } catch (error) {
+          await fs.unlink(temp).catch(() => undefined);
+          throw error;
+        }
       }
       try {
-        try {
-          await handle.writeFile(data, writeOptions);
-          if (synced) await handle.sync();
-        } finally {
-          await handle.close();
-        }
         await fs.rename(temp, path);
       } catch (error) {
         await fs.unlink(temp).catch(() => undefined);

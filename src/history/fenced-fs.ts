@@ -23,6 +23,13 @@ export interface GitFs {
 export interface HistoryFs extends GitFs {
   rename(from: string, to: string): Promise<void>;
   open(path: string, flags: string): Promise<HistoryFileHandle>;
+  /**
+   * Creates the file (EEXIST if it is there), writes the bytes and syncs them, in the host's cheapest
+   * calls; without it, through `open`'s handle.
+   */
+  createSynced?(path: string, data: Uint8Array): Promise<void>;
+  /** Opens the file or folder read-only and syncs it; without it, through `open`'s handle. */
+  syncPath?(path: string): Promise<void>;
 }
 
 export interface HistoryFileHandle {

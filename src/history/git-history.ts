@@ -244,6 +244,8 @@ export class GitHistory implements HistoryPort {
   private pushAgain = false;
   private closed = false;
   private baselining = false;
+  /** The last commit this history moved the branch to, and its tree: the next group starts there without reading it. */
+  private tip: { id: string; tree: string } | null = null;
   /** Commits asked for and not yet taken by a group, in the order asked. */
   private waiting: WaitingCommit[] = [];
   /** Writes recorded in INTENT_FILE and not yet committed, oldest first. */
@@ -417,7 +419,7 @@ export class GitHistory implements HistoryPort {
       await this.assertGitdir();
       const head = await this.head();
       let parent = head;
-      let tree = head ? (await this.commitAt(head)).commit.tree : null;
+      let tree = head === null ? null : this.tip?.id === head ? this.tip.tree : (await this.commitAt(head)).commit.tree;
       for (const request of group) {
         const started = this.options.clock.now();
         try {
@@ -434,7 +436,10 @@ export class GitHistory implements HistoryPort {
       }
       await this.settleWrites();
       // The ref write first syncs every object not yet synced (durable-fs.ts): one pass for the group.
-      if (parent !== null && parent !== head) await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
+      if (parent !== null && parent !== head) {
+        await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
+        this.tip = { id: parent, tree: tree! };
+      }
     } catch (error) {
       const failure = this.explain(error);
       for (const request of group) request.reject(failure);
@@ -632,7 +637,7 @@ export class GitHistory implements HistoryPort {
     if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();
     this.objects.add(oid);
     this.writing += 1;
-    const written = this.storeObject(type, oid, object).then(
+    const written = this.storeObject(oid, object).then(
       () => {
         this.inflight.delete(oid);
         return null;
@@ -647,20 +652,11 @@ export class GitHistory implements HistoryPort {
     return oid;
   }
 
-  private async storeObject(type: "blob" | "tree" | "commit", oid: string, object: Uint8Array): Promise<void> {
-    // A blob may be there already (a note set back to an earlier text); present and whole (the durable
-    // layer checks an object file once before it counts), it is kept. A tree or commit is all but always
-    // new, and one written again over itself is the same file, so they are not looked for first.
-    if (type === "blob") {
-      const present = await this.fs.promises.stat(joinPath(this.gitdir, `objects/${oid.slice(0, 2)}/${oid.slice(2)}`)).then(
-        () => true,
-        (error: unknown) => {
-          if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
-          throw error;
-        },
-      );
-      if (present) return;
-    }
+  /**
+   * Not looked for first: an object is all but always new (a blob may be there already, for a note set
+   * back to an earlier text), and one written again over itself, or over a damaged copy, is whole.
+   */
+  private async storeObject(oid: string, object: Uint8Array): Promise<void> {
     await this.durable.writeObject(oid, await (this.options.deflate ?? streamDeflate)(object));
   }
 

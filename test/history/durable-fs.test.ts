@@ -161,7 +161,7 @@ test("a commit cut short by a full disk leaves the ref, no temp file and no part
 });
 
 test("a loose object truncated by an older version is written again when a commit needs it, never reused", async () => {
-  const { base, dir, gitdir, logs, history } = await setup();
+  const { base, dir, gitdir, history } = await setup();
   try {
     const text = `${"the same blob in two commits ".repeat(200)}\n`;
     const wrapped = Buffer.concat([Buffer.from(`blob ${Buffer.byteLength(text)}\0`), Buffer.from(text)]);
@@ -174,7 +174,7 @@ test("a loose object truncated by an older version is written again when a commi
     const id = await history.commit(["same.md"], "test: same.md", { tool: "test" });
     assert.ok(id);
     assert.equal(new TextDecoder().decode((await history.readAt("same.md", id))!), text);
-    assert.ok(logs.some((entry) => entry.event === "history_object_damaged"));
+    assert.equal(createHash("sha1").update(inflateSync(readFileSync(object))).digest("hex"), oid, "the object file is whole again");
     if (hasGit) {
       const checked = fsck(gitdir);
       assert.equal(checked.status, 0, checked.output);

@@ -2,10 +2,10 @@
 // folder (never the vault's `.git`), over node:fs. A vault whose history cannot be opened keeps working
 // without one, and says why (vault_list: `versioned: false`).
 import { describeFailure } from "../../core/errors";
-import { promises as fs } from "node:fs";
 import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
 import { nativeDeflate, nativeSha1 } from "./git-codecs";
+import { nodeHistoryFs } from "./history-fs";
 import { GitHistory, UnavailableHistory, type VaultFiles } from "../../history/git-history";
 
 export interface OpenHistoryOptions {
@@ -35,7 +35,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       vault: options.vault,
       dir: options.root,
       gitdir: options.gitdir,
-      fs,
+      fs: nodeHistoryFs,
       deflate: nativeDeflate,
       sha1: nativeSha1,
       logger: options.logger,
