@@ -42,6 +42,13 @@ await esbuild.build({
   outfile: "dist/binary-worker.js",
   external: [...nodeBuiltins],
 });
+// dist/history-fs-worker.js takes the history's durable file steps off the server's thread.
+await esbuild.build({
+  ...common,
+  entryPoints: ["src/hosts/node/history-fs-worker.ts"],
+  outfile: "dist/history-fs-worker.js",
+  external: [...nodeBuiltins],
+});
 await esbuild.build({
   ...common,
   entryPoints: ["src/hosts/node/ingest-worker.ts"],

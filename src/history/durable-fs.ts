@@ -32,10 +32,11 @@ export interface DurableFs {
   /** Makes one loose object durable now, its bytes and its folder entries, before any ref names it. */
   syncObject(oid: string): Promise<void>;
   /**
-   * Writes a loose object (its deflated bytes) synced in the one handle that writes it, then renamed
-   * into place; only its folder entry waits for the pass before the next ref moves.
+   * Writes a loose object (`object`, deflated by the host's placeSynced or else by `deflate`) synced
+   * in the one handle that writes it, then renamed into place; only its folder entry waits for the
+   * pass before the next ref moves.
    */
-  writeObject(oid: string, deflated: Uint8Array): Promise<void>;
+  writeObject(oid: string, object: Uint8Array, deflate: (bytes: Uint8Array) => Promise<Uint8Array>): Promise<void>;
   /**
    * Writes a file that names no object yet (the crash record) durably, without first syncing the
    * objects other work is writing meanwhile, which a ref write must wait for.
@@ -172,16 +173,15 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
   };
 
   /** Temp beside the target, written and synced, then renamed over it; the temp never outlives a failure. */
-  const replace = async (path: string, data: Uint8Array | string, writeOptions: unknown, object: boolean, synced = !object): Promise<void> => {
+  const replace = async (path: string, data: Uint8Array | string, writeOptions: unknown, object: boolean, synced = !object, deflate = false): Promise<void> => {
     const dir = dirname(path);
     for (;;) {
       const temp = object ? `${dir}/${OBJECT_TEMP_PREFIX}${randomName()}` : `${dir}/${basename(path)}.sb${randomName()}.lock`;
-      if (synced && fs.createSynced) {
+      if (synced && fs.placeSynced) {
         try {
-          await fs.createSynced(temp, typeof data === "string" ? encoder.encode(data) : data);
+          await fs.placeSynced(temp, path, typeof data === "string" ? encoder.encode(data) : data, { deflate });
         } catch (error) {
           if (codeOf(error) === "EEXIST") continue;
-          await fs.unlink(temp).catch(() => undefined);
           throw error;
         }
       } else {
@@ -199,16 +199,11 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
           } finally {
             await handle.close();
           }
+          await fs.rename(temp, path);
         } catch (error) {
           await fs.unlink(temp).catch(() => undefined);
           throw error;
         }
-      }
-      try {
-        await fs.rename(temp, path);
-      } catch (error) {
-        await fs.unlink(temp).catch(() => undefined);
-        throw error;
       }
       dirty.add(dir);
       if (!synced) unsynced.add(normalizeFsPath(path));
@@ -311,17 +306,22 @@ export function durableFs(fs: HistoryFs, gitdir: string, options: DurableFsOptio
     await syncDirectory(`${root}/objects`);
   };
 
-  const writeObject = async (oid: string, deflated: Uint8Array): Promise<void> => {
+  const writeObject = async (oid: string, object: Uint8Array, deflate: (bytes: Uint8Array) => Promise<Uint8Array>): Promise<void> => {
     const folder = `${root}/objects/${oid.slice(0, 2)}`;
+    const file = `${folder}/${oid.slice(2)}`;
+    const place = async (): Promise<void> => {
+      if (fs.placeSynced) await replace(file, object, undefined, true, true, true);
+      else await replace(file, await deflate(object), undefined, true, true);
+    };
     try {
-      await replace(`${folder}/${oid.slice(2)}`, deflated, undefined, true, true);
+      await place();
     } catch (error) {
       if (codeOf(error) !== "ENOENT") throw error;
       await fs.mkdir(folder).catch((made: unknown) => {
         if (codeOf(made) !== "EEXIST") throw made;
       });
       dirty.add(`${root}/objects`);
-      await replace(`${folder}/${oid.slice(2)}`, deflated, undefined, true, true);
+      await place();
     }
     remember(`objects/${oid.slice(0, 2)}/${oid.slice(2)}`);
   };

@@ -24,10 +24,11 @@ export interface HistoryFs extends GitFs {
   rename(from: string, to: string): Promise<void>;
   open(path: string, flags: string): Promise<HistoryFileHandle>;
   /**
-   * Creates the file (EEXIST if it is there), writes the bytes and syncs them, in the host's cheapest
-   * calls; without it, through `open`'s handle.
+   * Creates `temp` (EEXIST if it is there), writes the bytes, syncs them and renames it to `path`,
+   * removing `temp` if a step fails, in the host's cheapest calls; without it, through `open`'s handle.
+   * With `deflate`, the bytes written are the zlib deflate of `data` (a loose object's file).
    */
-  createSynced?(path: string, data: Uint8Array): Promise<void>;
+  placeSynced?(temp: string, path: string, data: Uint8Array, options?: { deflate?: boolean }): Promise<void>;
   /** Opens the file or folder read-only and syncs it; without it, through `open`'s handle. */
   syncPath?(path: string): Promise<void>;
 }

@@ -657,7 +657,7 @@ export class GitHistory implements HistoryPort {
    * back to an earlier text), and one written again over itself, or over a damaged copy, is whole.
    */
   private async storeObject(oid: string, object: Uint8Array): Promise<void> {
-    await this.durable.writeObject(oid, await (this.options.deflate ?? streamDeflate)(object));
+    await this.durable.writeObject(oid, object, this.options.deflate ?? streamDeflate);
   }
 
   /** Waits for the objects being written (all, or the ones named) and throws the first failure among them. */

@@ -15,7 +15,7 @@ const DEFLATE_IN_PLACE_MAX = 16 * 1024;
  * percent more bytes at most (a tree is mostly ids, which do not compress). Every object of every
  * commit is deflated, on the event loop's own thread or beside it.
  */
-const LEVEL = constants.Z_BEST_SPEED;
+export const DEFLATE_LEVEL = constants.Z_BEST_SPEED;
 
 /**
  * A large object (the tree of a folder of thousands of notes, rewritten at each commit in it) goes to
@@ -24,14 +24,14 @@ const LEVEL = constants.Z_BEST_SPEED;
 export function nativeDeflate(bytes: Uint8Array): Promise<Uint8Array> {
   if (bytes.byteLength <= DEFLATE_IN_PLACE_MAX) {
     try {
-      const result = deflateSync(bytes, { level: LEVEL });
+      const result = deflateSync(bytes, { level: DEFLATE_LEVEL });
       return Promise.resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength));
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
   return new Promise((resolve, reject) => {
-    deflate(bytes, { level: LEVEL, chunkSize: bytes.byteLength + 1024 }, (error, result) =>
+    deflate(bytes, { level: DEFLATE_LEVEL, chunkSize: bytes.byteLength + 1024 }, (error, result) =>
       error ? reject(error) : resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength)),
     );
   });

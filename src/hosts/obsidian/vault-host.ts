@@ -7,7 +7,7 @@ import { FileSystemAdapter, type TFile } from "obsidian";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { Clock, Hasher, HistoryPort, Logger, Yielder } from "../../core/ports";
 import { nativeDeflate, nativeSha1 } from "../node/git-codecs";
-import { nodeHistoryFs } from "../node/history-fs";
+import { fdHistoryFs } from "../node/history-fs";
 import { GitHistory, UnavailableHistory } from "../../history/git-history";
 import { AdapterIndexStore } from "./index-store";
 import { ObsidianMetadata } from "./metadata-port";
@@ -119,7 +119,7 @@ export class ObsidianVaultHost {
         vault: this.options.name,
         dir: adapter.getFullPath(this.scope.folder),
         gitdir: adapter.getFullPath(settings.gitFolder),
-        fs: nodeHistoryFs,
+        fs: fdHistoryFs,
         deflate: nativeDeflate,
         sha1: nativeSha1,
         logger: this.options.logger,
