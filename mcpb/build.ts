@@ -10,7 +10,7 @@ import { ALL_TOOLS } from "../src/tools/registry";
 export const ROOT = path.resolve(__dirname, "..");
 export const MANIFEST = path.join(ROOT, "mcpb", "manifest.json");
 /** What the server needs at run time: dist/cli.js is one bundled file, its workers the others. */
-const SERVER_FILES = ["cli.js", "ingest-worker.js", "binary-worker.js"];
+const SERVER_FILES = ["cli.js", "ingest-worker.js", "binary-worker.js", "history-fs-worker.js"];
 
 export interface BuiltBundle {
   /** The .mcpb file. */

@@ -64,6 +64,7 @@ test("the packed bundle unpacks, validates, holds the built server, and serves t
     assert.ok(readFileSync(path.join(installed, manifest.server.entry_point)).equals(readFileSync(path.join(ROOT, "dist/cli.js"))), "the entry point is dist/cli.js");
     const entryDir = path.dirname(path.join(installed, manifest.server.entry_point));
     assert.ok(readFileSync(path.join(entryDir, "binary-worker.js")).equals(readFileSync(path.join(ROOT, "dist/binary-worker.js"))), "the PDF and image worker lies beside it");
+    assert.ok(readFileSync(path.join(entryDir, "history-fs-worker.js")).equals(readFileSync(path.join(ROOT, "dist/history-fs-worker.js"))), "the history's file worker lies beside it");
 
     const home = path.join(work, "home");
     for (const [toolsets, expected] of [
