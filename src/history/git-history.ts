@@ -74,9 +74,8 @@ export interface GitHistoryOptions {
    */
   vaultFiles?: VaultFiles;
   /**
-   * zlib's deflate of a new object (the host's native one). Without it the platform's
-   * CompressionStream, whose stream machinery costs three times zlib's own work on a tree of a folder
-   * of thousands of notes, written at every commit in it.
+   * zlib's deflate of a new object, for a file system without placeSynced (which deflates as it
+   * places). Without it the platform's CompressionStream.
    */
   deflate?: (bytes: Uint8Array) => Promise<Uint8Array>;
   /** The object's SHA-1 in hex (the host's native one). Without it WebCrypto's, whose job per object costs more than the hash. */
@@ -149,7 +148,6 @@ async function streamDeflate(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
-
 
 interface Signature {
   name: string;

@@ -1,6 +1,6 @@
-// The history's object codecs through Node's native bindings (see GitHistoryOptions.deflate and .sha1).
-// SHA-1 runs in place, cheaper for objects of a few kilobytes than a WebCrypto job. Electron has the
-// same modules, so the plugin's desktop host uses them too.
+// The history's object codecs through Node's native bindings: SHA-1 (GitHistoryOptions.sha1) runs in
+// place, cheaper for objects of a few kilobytes than a WebCrypto job; deflate is what the history's file
+// steps (history-fs.ts) write. Electron has the same modules, so the plugin's desktop host uses them too.
 import { createHash } from "node:crypto";
 import { constants, deflate, deflateSync } from "node:zlib";
 

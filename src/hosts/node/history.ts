@@ -4,7 +4,7 @@
 import { describeFailure } from "../../core/errors";
 import http from "isomorphic-git/http/node";
 import type { Clock, HistoryPort, Logger } from "../../core/ports";
-import { nativeDeflate, nativeSha1 } from "./git-codecs";
+import { nativeSha1 } from "./git-codecs";
 import { nodeHistoryFs } from "./history-fs";
 import { GitHistory, UnavailableHistory, type VaultFiles } from "../../history/git-history";
 
@@ -36,7 +36,6 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       dir: options.root,
       gitdir: options.gitdir,
       fs: nodeHistoryFs,
-      deflate: nativeDeflate,
       sha1: nativeSha1,
       logger: options.logger,
       clock: options.clock,

@@ -6,7 +6,7 @@ import type { App, EventRef, TAbstractFile } from "obsidian";
 import { FileSystemAdapter, type TFile } from "obsidian";
 import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { Clock, Hasher, HistoryPort, Logger, Yielder } from "../../core/ports";
-import { nativeDeflate, nativeSha1 } from "../node/git-codecs";
+import { nativeSha1 } from "../node/git-codecs";
 import { fdHistoryFs } from "../node/history-fs";
 import { GitHistory, UnavailableHistory } from "../../history/git-history";
 import { AdapterIndexStore } from "./index-store";
@@ -120,7 +120,6 @@ export class ObsidianVaultHost {
         dir: adapter.getFullPath(this.scope.folder),
         gitdir: adapter.getFullPath(settings.gitFolder),
         fs: fdHistoryFs,
-        deflate: nativeDeflate,
         sha1: nativeSha1,
         logger: this.options.logger,
         clock: this.options.clock,
