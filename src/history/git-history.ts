@@ -21,7 +21,7 @@ import type { Clock, HistoryEntry, HistoryMeta, HistoryPort, Logger } from "../c
 import { WriteLock } from "../core/write/lock";
 import { durableFs, sha1Hex, type DurableFs } from "./durable-fs";
 import { fenceFs, hasHiddenSegment, normalizeFsPath, relativeTo, type Fence, type FencedFsClient, type HistoryFs } from "./fenced-fs";
-import { commitMessage, parseMessage } from "./message";
+import { commitMessage, groupMessage, parseGroupedWrite, parseMessage } from "./message";
 import { EMPTY_TREE, findEntry, patchTree, treeImage, type TreeImage } from "./tree-image";
 
 export const DEFAULT_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
@@ -199,6 +199,29 @@ export function checkPlacement(dir: string, gitdir: string): void {
   const first = inside.split("/")[0];
   if (first === ".git") throw new Error(`the history folder ${gitdir} lies inside the vault's own .git repository`);
   if (!hasHiddenSegment(inside)) throw new Error(`the history folder ${gitdir} is a visible folder of the vault; its files would show up as notes`);
+}
+
+/**
+ * The waiting commits in order, cut into batches that can be one commit: writes that carry their bytes
+ * (one note's write each), none naming a path an earlier one in the batch names, so no version of a
+ * note is lost. A commit of paths as they are on disk (a vault-wide change's summary) stays alone.
+ */
+function batchesOf(group: readonly WaitingCommit[]): WaitingCommit[][] {
+  const batches: WaitingCommit[][] = [];
+  let current: WaitingCommit[] = [];
+  let paths = new Set<string>();
+  for (const request of group) {
+    const joins = request.contents !== undefined && current.every((earlier) => earlier.contents !== undefined) && request.paths.every((path) => !paths.has(path));
+    if (!joins && current.length > 0) {
+      batches.push(current);
+      current = [];
+      paths = new Set();
+    }
+    current.push(request);
+    for (const path of request.paths) paths.add(path);
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
 }
 
 /** The unavailable history: the vault works, the history tools explain why they cannot. */
@@ -407,7 +430,12 @@ export class GitHistory implements HistoryPort {
     return work;
   }
 
-  /** Writes every waiting commit, each on the one before, then syncs once and moves the branch once. */
+  /**
+   * Writes the waiting commits, each batch on the one before, then syncs once and moves the branch
+   * once. Writes of different notes that wait together are one commit (batchesOf): each is still a
+   * revision of its own note, with its own message in that note's history, and the folder trees they
+   * share are written once, not once a write.
+   */
   private async commitWaiting(): Promise<void> {
     const group = this.waiting;
     this.waiting = [];
@@ -418,18 +446,27 @@ export class GitHistory implements HistoryPort {
       const head = await this.head();
       let parent = head;
       let tree = head === null ? null : this.tip?.id === head ? this.tip.tree : (await this.commitAt(head)).commit.tree;
-      for (const request of group) {
+      for (const batch of batchesOf(group)) {
         const started = this.options.clock.now();
         try {
-          const changes = await this.changesOf(request.paths, request.contents);
-          const next = await this.buildCommit(parent, tree, changes, commitMessage(request.message, request.meta));
+          const changes: Change[][] = [];
+          for (const request of batch) changes.push(await this.changesOf(request.paths, request.contents));
+          const [only] = batch;
+          const message =
+            batch.length === 1 && only
+              ? commitMessage(only.message, only.meta)
+              : groupMessage(
+                  batch.map((request) => ({ subject: request.message, meta: request.meta })),
+                  batch.flatMap((request) => request.paths),
+                );
+          const next = await this.buildCommit(parent, tree, changes.flat(), message);
           if (next) {
             parent = next.id;
             tree = next.tree;
           }
-          done.push({ request, id: next?.id ?? null, changes, started });
+          batch.forEach((request, at) => done.push({ request, id: next?.id ?? null, changes: changes[at]!, started }));
         } catch (error) {
-          request.reject(this.explain(error));
+          for (const request of batch) request.reject(this.explain(error));
         }
       }
       await this.settleWrites();
@@ -842,7 +879,7 @@ export class GitHistory implements HistoryPort {
           continue;
         }
       }
-      found.push(toEntry(current));
+      found.push(toEntry(current, path));
       current = parent;
     }
     return found;
@@ -934,8 +971,9 @@ export class GitHistory implements HistoryPort {
   }
 }
 
-function toEntry(read: ReadCommitResult): HistoryEntry {
-  const parsed = parseMessage(read.commit.message);
+/** A commit as note_history shows it; of a commit of several writes, the write of `path` when given. */
+function toEntry(read: ReadCommitResult, path: string | null): HistoryEntry {
+  const parsed = (path === null ? null : parseGroupedWrite(read.commit.message, path)) ?? parseMessage(read.commit.message);
   const entry: HistoryEntry = {
     id: read.oid,
     short: read.oid.slice(0, 7),

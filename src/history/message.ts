@@ -55,3 +55,61 @@ export function parseMessage(message: string): ParsedMessage {
   parsed.text = paragraphs.join("\n\n");
   return parsed;
 }
+
+/** A write of a commit that holds several (`groupMessage`): its subject `tool(mode): path` and its meta. */
+export interface GroupedWrite {
+  subject: string;
+  meta: HistoryMeta;
+}
+
+const GROUP_SUBJECT = /^\d+ writes: /;
+const GROUP_FIELDS = ["Reason", "Via", "User"] as const;
+
+/**
+ * One commit of several writes of different notes: the subject `N writes: path, path, …`, then a
+ * paragraph per write, its subject on the first line and each of reason, client and user on a line of
+ * its own. Every field is one line (commitMessage's rules), so the paragraphs read back unambiguously.
+ */
+export function groupMessage(writes: readonly GroupedWrite[], paths: readonly string[]): string {
+  const parts = [cut(oneLine(`${writes.length} writes: ${paths.join(", ")}`), SUBJECT_MAX)];
+  for (const { subject, meta } of writes) {
+    const lines = [cut(oneLine(subject), SUBJECT_MAX)];
+    const fields: Array<[string, string | undefined, number]> = [
+      ["Reason", meta.reason, REASON_MAX],
+      ["Via", meta.via, TRAILER_MAX],
+      ["User", meta.user, TRAILER_MAX],
+    ];
+    for (const [key, value, max] of fields) {
+      const text = value === undefined ? "" : oneLine(value);
+      if (text !== "") lines.push(`${key}: ${cut(text, max)}`);
+    }
+    parts.push(lines.join("\n"));
+  }
+  return `${parts.join("\n\n")}\n`;
+}
+
+/**
+ * The write of `path` in a commit of several (groupMessage), as parseMessage reads a commit of one;
+ * null when the message is not such a commit or names no write of the path (a subject cut short).
+ */
+export function parseGroupedWrite(message: string, path: string): ParsedMessage | null {
+  const paragraphs = message.replace(/\r\n/g, "\n").trim().split(/\n{2,}/);
+  if (paragraphs.length < 2 || !GROUP_SUBJECT.test(paragraphs[0]!)) return null;
+  for (const paragraph of paragraphs.slice(1)) {
+    const [subject = "", ...rest] = paragraph.split("\n");
+    // `tool(mode): path`: a tool's name holds no ": ", so the path is all after the first one.
+    const at = subject.indexOf(": ");
+    if (at < 0 || subject.slice(at + 2) !== path) continue;
+    const parsed: ParsedMessage = { text: subject };
+    for (const line of rest) {
+      const field = /^([A-Za-z]+): (.*)$/.exec(line);
+      const key = field?.[1] as (typeof GROUP_FIELDS)[number] | undefined;
+      if (!field || !key || !GROUP_FIELDS.includes(key)) continue;
+      if (key === "Reason") parsed.text = `${subject}\n\n${field[2]!}`;
+      else if (key === "Via") parsed.via = field[2]!;
+      else parsed.user = field[2]!;
+    }
+    return parsed;
+  }
+  return null;
+}

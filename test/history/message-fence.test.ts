@@ -6,7 +6,7 @@ import { promises as fsp, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { commitMessage, parseMessage, SUBJECT_MAX } from "../../src/history/message";
+import { commitMessage, groupMessage, parseGroupedWrite, parseMessage, SUBJECT_MAX } from "../../src/history/message";
 import { FenceError, fenceFs } from "../../src/history/fenced-fs";
 import { checkPlacement } from "../../src/history/git-history";
 
@@ -27,6 +27,29 @@ test("parseMessage reads back what commitMessage wrote, for any subject, reason,
       assert.equal(parsed.text, reason ? `${subject}\n\n${reason}` : subject);
       assert.equal(parsed.via, via ?? undefined);
       assert.equal(parsed.user, user ?? undefined);
+    }),
+  );
+});
+
+test("parseGroupedWrite reads back each write of a commit of several, for any path, reason, client and user; a commit of one is not such a commit", () => {
+  const text = fc.string({ minLength: 1, maxLength: 60 }).filter((value) => value.trim() !== "" && !/[\r\n\t]|\s{2}/.test(value) && value === value.trim());
+  fc.assert(
+    fc.property(fc.uniqueArray(text, { minLength: 2, maxLength: 5 }), fc.array(fc.tuple(fc.option(text), fc.option(text), fc.option(text)), { minLength: 5, maxLength: 5 }), (paths, metas) => {
+      const writes = paths.map((path, at) => {
+        const [reason, via, user] = metas[at]!;
+        return { subject: `note_edit: ${path}`, meta: { tool: "note_edit", ...(reason ? { reason } : {}), ...(via ? { via } : {}), ...(user ? { user } : {}) } };
+      });
+      const message = groupMessage(writes, paths);
+      for (const [at, path] of paths.entries()) {
+        const [reason, via, user] = metas[at]!;
+        const parsed = parseGroupedWrite(message, path);
+        assert.ok(parsed, path);
+        assert.equal(parsed.text, reason ? `note_edit: ${path}\n\n${reason}` : `note_edit: ${path}`);
+        assert.equal(parsed.via, via ?? undefined);
+        assert.equal(parsed.user, user ?? undefined);
+      }
+      assert.equal(parseGroupedWrite(message, `${paths.join("/")}/absent`), null, "no write of a path the commit does not hold");
+      assert.equal(parseGroupedWrite(commitMessage(`note_edit: ${paths[0]!}`, { tool: "note_edit" }), paths[0]!), null);
     }),
   );
 });

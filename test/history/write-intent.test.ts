@@ -165,6 +165,49 @@ test("commits asked for together are written as one group: each write its own re
   }
 });
 
+test("writes of different notes asked for together are one commit, yet each note's history lists its own write with its own message, reason and trailers; a second write of a note is a revision of its own", async () => {
+  const context = await setup();
+  try {
+    const encoder = new TextEncoder();
+    const history = context.history;
+    // Asked for at once, with the queue idle: one group of five.
+    const first = history.commit(["a.md"], "note_edit: a.md", meta, new Map([["a.md", encoder.encode("a two\n")]]));
+    const writes = [
+      { path: "notes/b.md", text: "b one\n", meta: { tool: "note_create", via: "Client B", user: "bob", reason: "Via: not a trailer, a reason" } },
+      { path: "notes/c: d.md", text: "c one\n", meta: { tool: "note_create", via: "Client C", user: "cy" } },
+      { path: "a.md", text: "a three\n", meta: { tool: "note_edit", via: "Client A", user: "ada", reason: "the second write of a.md" } },
+      { path: "notes/e.md", text: "e one\n", meta: { tool: "note_create" } },
+    ];
+    const ids = await Promise.all([first, ...writes.map((write) => history.commit([write.path], `${write.meta.tool}: ${write.path}`, write.meta, new Map([[write.path, encoder.encode(write.text)]])))]);
+    assert.ok(ids[0] === ids[1] && ids[1] === ids[2], "a, b and c, of different notes, are one commit");
+    assert.notEqual(ids[2], ids[3], "a second write of a.md starts a new commit");
+    assert.equal(ids[3], ids[4], "e joins the commit of a.md's second write");
+    assert.equal(new Set(ids).size, 2, "two commits for five writes");
+
+    const entry = async (file: string): Promise<{ message: string; via?: string; user?: string }> => {
+      const [latest] = await history.log(file, 1);
+      return { message: latest!.message, ...(latest!.via !== undefined ? { via: latest!.via } : {}), ...(latest!.user !== undefined ? { user: latest!.user } : {}) };
+    };
+    assert.deepEqual(await entry("notes/b.md"), { message: "note_create: notes/b.md\n\nVia: not a trailer, a reason", via: "Client B", user: "bob" });
+    assert.deepEqual(await entry("notes/c: d.md"), { message: "note_create: notes/c: d.md", via: "Client C", user: "cy" });
+    assert.deepEqual(await entry("notes/e.md"), { message: "note_create: notes/e.md" });
+    const aLog = await history.log("a.md", 10);
+    assert.deepEqual(
+      aLog.map((item) => item.message),
+      ["note_edit: a.md\n\nthe second write of a.md", "note_edit: a.md", "note_create: a.md"],
+      "every write of a.md is a revision of its own",
+    );
+    assert.equal(new TextDecoder().decode((await history.readAt("a.md", ids[0]!))!), "a two\n");
+    assert.equal(new TextDecoder().decode((await history.readAt("a.md", ids[3]!))!), "a three\n");
+    for (const [at, write] of writes.entries()) assert.equal(new TextDecoder().decode((await history.readAt(write.path, ids[at + 1]!))!), write.text);
+    const [group] = await history.log(null, 1);
+    assert.match(group!.message, /^2 writes: a\.md, notes\/e\.md\n/, "the whole history names the commit by its writes");
+  } finally {
+    await context.history.close();
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
 test("two writes of a note whose commits a crash prevented are both committed at the next start, the first from the blob stored before the second was recorded", async () => {
   const context = await setup();
   try {
