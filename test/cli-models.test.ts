@@ -15,6 +15,7 @@ import { callTool } from "./support/server";
 import { CLI, startCli, type CliServer } from "./support/cli";
 import { manifestOf, startModelHub, TINY_DIMS, TINY_REVISION, tinyModelFiles } from "./support/tiny-model";
 import { within } from "./support/poll";
+import type { SemanticStatus as Semantic } from "../src/core/search/semantic/semantic-index";
 
 const execFileAsync = promisify(execFile);
 const TOKEN = "cli-models-token-0123456789abcdef";
@@ -67,14 +68,6 @@ function setup(t: { after(fn: () => void): void }, source: string, files: Map<st
     ].join("\n"),
   );
   return { vault, data: path.join(base, "data"), config };
-}
-
-interface Semantic {
-  state: string;
-  done: number;
-  total: number;
-  model: string | null;
-  error?: string;
 }
 
 async function connect(server: CliServer): Promise<Client> {

@@ -18,16 +18,9 @@ import { callTool } from "../support/server";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { RUNTIME_PACKAGES, runtimeSize, tarballUrl } from "../../src/core/search/semantic/on-device-runtime";
 import { formatBytes } from "../../src/core/search/semantic/on-device-models";
+import type { SemanticStatus as Semantic } from "../../src/core/search/semantic/semantic-index";
 
 const REPO = "test/tiny-bert";
-
-interface Semantic {
-  state: string;
-  done: number;
-  total: number;
-  model: string | null;
-  error?: string;
-}
 
 /** Three notes in the tiny model's words. */
 function tinyVault(): TempVault {

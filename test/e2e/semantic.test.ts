@@ -6,14 +6,7 @@ import { startTestServer, type TestServer } from "../support/server";
 import type { TempVault } from "../support/vaults";
 import { semanticVault as makeVault, startEmbeddingServer, type EmbeddingServer } from "../support/embedder";
 import { within } from "../support/poll";
-
-interface Semantic {
-  state: string;
-  done: number;
-  total: number;
-  model: string | null;
-  error?: string;
-}
+import type { SemanticStatus as Semantic } from "../../src/core/search/semantic/semantic-index";
 
 async function semanticOf(server: TestServer): Promise<Semantic> {
   const listed = await server.call("vault_list");

@@ -115,16 +115,7 @@ export async function startModelHub(repo: string, files: Map<string, Buffer>, re
     for (let at = 0; at < file.length; at += 256) response.write(file.subarray(at, at + 256));
     response.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listening(server, requests);
 }
 
 /**
@@ -155,6 +146,20 @@ export function runtimeTarballs(packages: readonly RuntimePackage[] = RUNTIME_PA
   return found;
 }
 
+/** The server listening on a free port of 127.0.0.1, as a hub that counts `requests`. */
+async function listening(server: Server, requests: string[]): Promise<ModelHub> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 /** Serves `files` by URL path (a registry stand-in), counting requests. */
 export async function startFileServer(files: Map<string, Buffer>): Promise<ModelHub> {
   const requests: string[] = [];
@@ -168,14 +173,5 @@ export async function startFileServer(files: Map<string, Buffer>): Promise<Model
     response.writeHead(200, { "Content-Type": "application/octet-stream", "Content-Length": file.length });
     response.end(file);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listening(server, requests);
 }
