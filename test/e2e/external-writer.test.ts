@@ -46,6 +46,30 @@ interface Outcome {
 }
 
 /**
+ * The whole note, window after window: the race makes it longer than one note_read window (24 KB) on a
+ * fast machine, and a window ends wherever the byte limit falls, mid-line.
+ */
+async function readWhole(client: Client): Promise<{ hash: string; content: string }> {
+  for (;;) {
+    let content = "";
+    let hash: string | undefined;
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const read = await callTool(client, "note_read", { path: NOTE, byte_offset: offset, ...(hash === undefined ? {} : { content_hash: hash }) });
+      if (read.isError) {
+        // Changed between two windows: read it again from its start.
+        assert.equal((read.structured.error as { code: string }).code, "conflict", read.text);
+        break;
+      }
+      hash = read.structured.content_hash as string;
+      content += read.structured.content as string;
+      offset = read.structured.next_byte_offset as number | undefined;
+    }
+    if (offset === undefined && hash !== undefined) return { hash, content };
+  }
+}
+
+/**
  * One agent: appends a line never used before, until the race ends. A reading agent reads first and
  * passes the content_hash it read; a blind one lets the server read the note inside its write lock,
  * so that nearly every append of its reaches the file (the server's own check of that hash right
@@ -58,10 +82,7 @@ async function agent(client: Client, name: string, reads: boolean, until: () => 
     if (!reads) {
       result = await callTool(client, "note_section_edit", { path: NOTE, heading: "Log", mode: "append_to_section", content: line });
     } else {
-      const read = await callTool(client, "note_read", { path: NOTE });
-      assert.equal(read.isError, false, read.text);
-      const hash = read.structured.content_hash as string;
-      const content = read.structured.content as string;
+      const { hash, content } = await readWhole(client);
       const last = content.slice(content.lastIndexOf("\n", content.length - 2) + 1);
       // Both hash-checked edit tools take part.
       result =
