@@ -28,9 +28,11 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /**
  * Points where another program's write is hardest to see: after the file was checked and before it is
- * replaced, removed or moved away ("checked"), and right after ("swapped"). Tests write there.
+ * replaced, removed or moved away ("checked"), right after ("swapped"), and once the other program's
+ * version is back in place and what was appended to the server's own file meanwhile was first read, or
+ * a deleted file written to meanwhile was first read to be restored ("put_back"). Tests write there.
  */
-export type WriteStep = "checked" | "swapped";
+export type WriteStep = "checked" | "swapped" | "put_back";
 export type WriteStepHook = (step: WriteStep, relative: string) => Promise<void> | void;
 
 interface Identity { dev: bigint; ino: bigint }
@@ -58,6 +60,19 @@ function runsAsRoot(): boolean {
 
 function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   return bytes.length >= prefix.length && Buffer.from(bytes.buffer, bytes.byteOffset, prefix.length).equals(prefix);
+}
+
+/**
+ * How long a file no name leads to any more (the server's version once the other program's is back, or
+ * a deleted note) must stay as it is before its bytes are taken to be kept: a program that opened it
+ * just before may be in the middle of a write (a read then sees part of a line) or about to make one.
+ * SETTLE_ROUNDS bounds the wait for one that never stops.
+ */
+const SETTLE_MS = 5;
+const SETTLE_ROUNDS = 20;
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A handle's whole file from its start, whatever the handle read before. */
@@ -457,7 +472,7 @@ export class FsWriter implements WritePort {
       );
     }
     await held.putBack();
-    const after = await readAll(handle);
+    const after = await this.settled(() => readAll(handle), relative);
     const appended = after.length > bytes.length && startsWith(after, bytes);
     if (appended) await appendTo(folder, name, after.subarray(bytes.length));
     await folder.sync();
@@ -469,6 +484,19 @@ export class FsWriter implements WritePort {
       `"${relative}" was changed by another program while this write was made: that program's version is back in place and this write was not applied (content_hash is now ${actual ?? "none"}). Read it again and redo the change.`,
       { state: whole ? "not_applied" : "unknown", retry: "inspect_state", details: { path: relative, content_hash: actual } },
     );
+  }
+
+  /** A file's bytes once they stopped changing for SETTLE_MS (or after SETTLE_ROUNDS of change). */
+  private async settled(read: () => Promise<Uint8Array> | Uint8Array, relative: string): Promise<Uint8Array> {
+    let last = await read();
+    await this.step?.("put_back", relative);
+    for (let round = 0; round < SETTLE_ROUNDS; round++) {
+      await pause(SETTLE_MS);
+      const now = await read();
+      if (Buffer.from(now.buffer, now.byteOffset, now.length).equals(last)) break;
+      last = now;
+    }
+    return last;
   }
 
   async removeFile(relative: string, expectedHash: string): Promise<void> {
@@ -515,15 +543,18 @@ export class FsWriter implements WritePort {
       // Written to through a handle opened before: its bytes come back, as a copy, since the file is gone.
       const now = seenOf(fd, this.hash);
       if (!sameSeen(now, seen)) {
+        let restored: string;
         try {
-          await this.restoreCopy(folder, name, relative, readAllFd(fd), now);
+          const bytes = await this.settled(() => readAllFd(fd), relative);
+          restored = this.hash(bytes);
+          await this.restoreCopy(folder, name, relative, bytes, fstatSync(fd));
         } catch (error) {
           throw fsToolError(error, relative, "delete", "unknown");
         }
         throw new ToolError(
           "conflict",
-          `"${relative}" was changed by another program while it was being deleted; that version is back in place and nothing was deleted (content_hash is now ${now.hash}). Read it again and decide then.`,
-          { state: "not_applied", retry: "inspect_state", details: { path: relative, content_hash: now.hash } },
+          `"${relative}" was changed by another program while it was being deleted; that version is back in place and nothing was deleted (content_hash is now ${restored}). Read it again and decide then.`,
+          { state: "not_applied", retry: "inspect_state", details: { path: relative, content_hash: restored } },
         );
       }
     } finally {

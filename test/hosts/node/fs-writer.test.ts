@@ -130,6 +130,29 @@ test("lines appended to the server's version before it is put back go on the end
   assert.equal(read(), `${ORIGINAL}through the old handle\nappended by path, to the server's version\n`);
 });
 
+test("a line another program is still writing to the server's version when it is put back is moved whole", async () => {
+  let old = -1;
+  let ours = -1;
+  at.checked = () => {
+    old = openSync(file, "a");
+  };
+  at.swapped = () => {
+    writeSync(old, "through the old handle\n");
+    ours = openSync(file, "a");
+    writeSync(ours, "appended by path, the first half");
+  };
+  at.put_back = () => {
+    writeSync(ours, " and the second\n");
+  };
+  try {
+    await assert.rejects(writer.writeFile(NOTE, encoder.encode(OURS), hashOf(ORIGINAL)), isConflict("not_applied", /back in place/));
+  } finally {
+    closeSync(old);
+    closeSync(ours);
+  }
+  assert.equal(read(), `${ORIGINAL}through the old handle\nappended by path, the first half and the second\n`);
+});
+
 test("another program's own atomic save after the check is never replaced", async () => {
   at.checked = () => saveByRename(file, "saved by an editor\n");
   await assert.rejects(writer.writeFile(NOTE, encoder.encode(OURS), hashOf(ORIGINAL)), isConflict("not_applied", /changed by someone else/));
@@ -156,6 +179,27 @@ test("a delete: a program still writing through an old handle after the removal 
   }
   assert.equal(read(), `${ORIGINAL}written while it was deleted\n`);
   assert.equal(statSync(file).mode & 0o777, 0o640, "with its mode");
+});
+
+test("a delete: a line still being written when the note is restored comes back whole, and the error gives its hash", async () => {
+  const fd = openSync(file, "a");
+  at.swapped = () => {
+    writeSync(fd, "written while it was deleted, the first half");
+  };
+  at.put_back = () => {
+    writeSync(fd, " and the second\n");
+  };
+  const whole = `${ORIGINAL}written while it was deleted, the first half and the second\n`;
+  try {
+    await assert.rejects(writer.removeFile(NOTE, hashOf(ORIGINAL)), (error: unknown) => {
+      isConflict("not_applied", /nothing was deleted/)(error);
+      assert.equal((error as ToolError).details?.content_hash, hashOf(whole));
+      return true;
+    });
+  } finally {
+    closeSync(fd);
+  }
+  assert.equal(read(), whole);
 });
 
 test("a delete: the version checked is removed, one saved at the path meanwhile stays", async () => {
