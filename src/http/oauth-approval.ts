@@ -12,7 +12,7 @@ import {
   timedOutPage,
   type Approval,
 } from "../auth/oauth/approval";
-import { errorPage, pageHeaders, redirectWith, type AuthorizeRequest } from "../auth/oauth/authorize";
+import { errorPage, formTargetOf, pageHeaders, redirectWith, type AuthorizeRequest } from "../auth/oauth/authorize";
 import type { OAuthService } from "../auth/oauth/service";
 import type { UserInfo } from "../tools/types";
 import { readBody } from "./body";
@@ -79,7 +79,7 @@ export class ApprovalRoutes {
     const nonce = this.service.crypto.random(16);
     const options: Parameters<typeof approvalPage>[1] = { token, user };
     if (request.client_name !== undefined) options.clientName = request.client_name;
-    this.sendHtml(res, 200, approvalPage(nonce, options), approvalPageHeaders(nonce, new URL(request.redirect_uri).origin));
+    this.sendHtml(res, 200, approvalPage(nonce, options), approvalPageHeaders(nonce, formTargetOf(request.redirect_uri)));
   }
 
   /** POST /authorize/status: what the waiting page polls; it tells nothing but the state. */

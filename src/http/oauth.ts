@@ -27,6 +27,7 @@ import { isMetadataDocumentUrl, type MetadataDocumentCache } from "../auth/oauth
 import {
   checkAuthorizeRequest,
   errorPage,
+  formTargetOf,
   INVALID_LOGIN,
   LOGIN_ATTEMPTS_PER_MINUTE,
   loginPage,
@@ -161,7 +162,7 @@ export class OAuthRoutes {
     const csrf = this.pending.open(request);
     const form: Parameters<typeof loginPage>[1] = { csrf, ...extra };
     if (request.client_name !== undefined) form.clientName = request.client_name;
-    this.sendPage(res, status, loginPage(nonce, form), nonce, new URL(request.redirect_uri).origin);
+    this.sendPage(res, status, loginPage(nonce, form), nonce, formTargetOf(request.redirect_uri));
   }
 
   /**

@@ -159,6 +159,31 @@ test("Deny redirects with access_denied and the state; a submit before any decis
   }
 });
 
+test("a client whose callback is its own scheme (cursor://): the waiting page's form-action names the scheme, and Allow redirects there with a code", async () => {
+  const running = await start();
+  const origin = running.server.origin;
+  const callback = "cursor://anysphere.cursor-mcp/oauth/callback";
+  try {
+    const registered = await fetch(`${origin}/register`, { method: "POST", body: JSON.stringify({ redirect_uris: [callback], client_name: "Cursor" }) });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const { verifier, challenge } = pkce();
+    const page = await fetch(`${origin}/authorize?${new URLSearchParams({ ...authorizeParams(clientId, challenge), redirect_uri: callback }).toString()}`);
+    assert.equal(page.status, 200);
+    assert.match(String(page.headers.get("content-security-policy")), /form-action 'self' cursor:;/);
+    const token = tokenOf(await page.text());
+    assert.equal(running.asked[0]!.decide("allow"), true);
+    const allowed = await post(origin, "/authorize", { approval: token });
+    assert.equal(allowed.status, 302);
+    const location = new URL(String(allowed.headers.get("location")));
+    assert.equal(`${location.protocol}//${location.host}${location.pathname}`, callback);
+    const code = location.searchParams.get("code") ?? "";
+    const tokens = await post(origin, "/token", { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: callback });
+    assert.equal(tokens.status, 200, await tokens.clone().text());
+  } finally {
+    await running.server.close();
+  }
+});
+
 test("no decision within the approval time: the status says expired, a late Allow is refused, and the page says it timed out", async () => {
   const running = await start();
   const origin = running.server.origin;

@@ -43,6 +43,46 @@ test("a public client registers with https or loopback redirect URIs and gets a 
   }
 });
 
+test("an application's own scheme is a redirect URI (RFC 8252 §7.1): Cursor registers with its three callbacks at once", async () => {
+  const { server, service } = await startOAuthTestServer();
+  try {
+    // The body Cursor sends: its app scheme, its hosted callback and a loopback one.
+    const redirects = ["cursor://anysphere.cursor-mcp/oauth/callback", "https://www.cursor.com/agents/mcp/oauth/callback", "http://localhost:8787/callback"];
+    const response = await register(server.origin, { client_name: "Cursor", redirect_uris: redirects, token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] });
+    assert.equal(response.status, 201, await response.clone().text());
+    const client = (await response.json()) as Registered;
+    assert.deepEqual(client.redirect_uris, redirects);
+    assert.ok(service.clients.has(client.client_id));
+    const reverseDomain = await register(server.origin, { redirect_uris: ["com.example.notes:/oauth2redirect"] });
+    assert.equal(reverseDomain.status, 201, "the reverse domain form RFC 8252 recommends");
+    // Schemes the browser acts on itself never reach an application, in any spelling the URL parser reads.
+    const browserSchemes = [
+      "javascript:alert(1)",
+      "JavaScript:alert(1)",
+      "java\tscript:alert(1)",
+      " javascript:alert(1)",
+      "data:text/html,<script>alert(1)</script>",
+      "vbscript:msgbox(1)",
+      "file:///etc/passwd",
+      "blob:https://app.example/1",
+      "about:blank",
+      "wss://app.example/cb",
+      "urn:ietf:wg:oauth:2.0:oob",
+      "mailto:someone@app.example",
+    ];
+    for (const uri of browserSchemes) {
+      const refused = await register(server.origin, { redirect_uris: [redirects[0], uri] });
+      assert.equal(refused.status, 400, uri);
+      const answer = (await refused.json()) as { error: string; error_description: string };
+      assert.equal(answer.error, "invalid_redirect_uri", uri);
+      assert.match(answer.error_description, /^redirect_uris\[1\] /, uri);
+    }
+    assert.equal(service.clients.size, 2);
+  } finally {
+    await server.close();
+  }
+});
+
 test("registration refuses unsafe redirect URIs, confidential clients and other grants with RFC 7591 errors", async () => {
   const { server, service } = await startOAuthTestServer();
   try {

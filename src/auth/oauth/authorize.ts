@@ -116,7 +116,16 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
-/** The page headers; `formTarget` is the redirect URI's origin, without which the browser refuses the redirect after the POST. */
+/**
+ * What the CSP's form-action must name so the browser follows the redirect after the POST to
+ * `redirectUri`: its origin, or for an application's own scheme (which has no origin) the scheme.
+ */
+export function formTargetOf(redirectUri: string): string {
+  const url = new URL(redirectUri);
+  return url.protocol === "https:" || url.protocol === "http:" ? url.origin : url.protocol;
+}
+
+/** The page headers; `formTarget` (formTargetOf), without which the browser refuses the redirect after the POST. */
 export function pageHeaders(nonce: string, formTarget?: string): Record<string, string> {
   const formAction = formTarget === undefined ? "'self'" : `'self' ${formTarget}`;
   return {

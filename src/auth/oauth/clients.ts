@@ -32,7 +32,21 @@ export interface ClientMetadata {
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
-/** Why a redirect URI is refused, or null: absolute, no fragment, https unless loopback http. */
+/**
+ * Schemes the browser acts on itself (runs, reads, shows, or sends elsewhere) rather than handing the
+ * URI to the application that registered it: a code sent to one would not reach a native client.
+ */
+const BROWSER_SCHEMES = new Set([
+  "about:", "blob:", "chrome:", "chrome-extension:", "data:", "edge:", "file:", "filesystem:", "ftp:", "intent:", "javascript:",
+  "mailto:", "moz-extension:", "resource:", "sms:", "tel:", "urn:", "view-source:", "vbscript:", "ws:", "wss:",
+]);
+
+/**
+ * Why a redirect URI is refused, or null: absolute, no fragment, https unless loopback http, or an
+ * application's own scheme (RFC 8252 §7.1, as Cursor's `cursor://anysphere.cursor-mcp/oauth/callback`).
+ * An app's scheme is as safe as any registered https callback: the code it carries is bound to the
+ * PKCE verifier of the client that asked, and the person signing in is shown the client's name.
+ */
 export function redirectUriProblem(uri: string): string | null {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;
   let url: URL;
@@ -44,8 +58,13 @@ export function redirectUriProblem(uri: string): string | null {
   if (uri.includes("#")) return "has a fragment (#…), which RFC 6749 §3.1.2 forbids";
   if (url.username !== "" || url.password !== "") return "contains a user name or password";
   if (url.protocol === "https:") return null;
-  if (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname)) return null;
-  return "must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)";
+  if (url.protocol === "http:") {
+    return LOOPBACK_HOSTS.has(url.hostname) ? null : "must use https, or http on a loopback address (127.0.0.1, [::1] or localhost)";
+  }
+  if (BROWSER_SCHEMES.has(url.protocol)) {
+    return `uses the ${url.protocol.slice(0, -1)} scheme, which the browser handles itself; use https, http on a loopback address (127.0.0.1, [::1] or localhost), or the application's own scheme`;
+  }
+  return null;
 }
 
 function invalid(description: string): RegistrationError {
