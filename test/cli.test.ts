@@ -7,6 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import bcrypt from "bcryptjs";
 import { CLI, startCli } from "./support/cli";
+import { found } from "./support/poll";
 import { EDGE_VAULT, tempVault } from "./support/vaults";
 
 const run = promisify(execFile);
@@ -84,20 +85,26 @@ test("serve prints the endpoint, a generated token once and a Claude Code line",
   }
 });
 
-test("serve turns OAuth on from the config file: discovery from server.public_url, and validate shows it", async () => {
+test("serve turns OAuth on from the config file: discovery from server.public_url, callers named by the trusted proxy, and validate shows both", async () => {
   const vault = tempVault(EDGE_VAULT);
   const config = path.join(vault.dataDir, "..", "oauth.yaml");
-  writeFileSync(config, "server:\n  public_url: https://brain.example.com/\noauth:\n  enabled: true\n");
+  writeFileSync(config, 'server:\n  public_url: https://brain.example.com/\n  trusted_proxies: ["127.0.0.1"]\noauth:\n  enabled: true\n');
   const validated = await cli(["validate", "--vault", vault.dir, "--config", config], { SECONDBRAIN_TOKEN: "" });
   assert.equal(validated.code, 0, validated.stderr);
-  const resolved = JSON.parse(validated.stdout) as { server: { public_url: string }; oauth: { enabled: boolean } };
+  const resolved = JSON.parse(validated.stdout) as { server: { public_url: string; trusted_proxies: string[] }; oauth: { enabled: boolean } };
   assert.equal(resolved.server.public_url, "https://brain.example.com");
+  assert.deepEqual(resolved.server.trusted_proxies, ["127.0.0.1"]);
   assert.deepEqual(resolved.oauth, { enabled: true, client_id_metadata_documents: false });
   const server = await startCli(["serve", "--vault", vault.dir, "--data", vault.dataDir, "--port", "0", "--config", config], { SECONDBRAIN_TOKEN: "" });
   try {
     const origin = new URL(server.url).origin;
     const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string; authorization_servers: string[] };
     assert.deepEqual(metadata, { resource: "https://brain.example.com/mcp", authorization_servers: ["https://brain.example.com"], bearer_methods_supported: ["header"], resource_name: "Second Brain MCP" });
+    const refused = await fetch(server.url, { method: "POST", headers: { "X-Forwarded-For": "198.51.100.1, 203.0.113.7" }, body: "{}" });
+    assert.equal(refused.status, 401);
+    await found(5_000, "the refusal is logged with the caller the proxy named", () =>
+      Promise.resolve(server.rawLogs.find((line) => line.includes('"event":"auth_failed"') && line.includes('"remote":"203.0.113.7"'))),
+    );
   } finally {
     assert.equal(await server.stop("SIGINT"), 0);
     vault.cleanup();

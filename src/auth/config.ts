@@ -9,6 +9,7 @@ import { chosenToolsets, toolsetProblem } from "../tools/toolsets";
 import type { ToolGroup } from "../tools/types";
 import type { UserRecord } from "./users";
 import { normalizePublicUrl, publicUrlProblem } from "./oauth/metadata";
+import { trustedProxyProblem } from "../http/client-address";
 import { isBcryptHash, passwordSettingProblem } from "./passwords";
 import { endpointProblem } from "../core/search/semantic/provider";
 import { DEFAULT_ON_DEVICE_MODEL, ON_DEVICE_MODELS, pinProblem, type OnDeviceModel } from "../core/search/semantic/on-device-models";
@@ -27,6 +28,8 @@ export interface ServerSettings {
   rateLimit?: RateLimitSettings;
   /** Where clients reach the server, without a trailing slash; OAuth derives every URL from it. */
   publicUrl?: string;
+  /** Reverse proxies (addresses or ranges) whose X-Forwarded-For names the caller. */
+  trustedProxies: string[];
 }
 
 /** OAuth sign-in (off unless enabled): discovery, registration and tokens. */
@@ -124,7 +127,7 @@ const METRICS_KEYS = ["enabled", "path", "key", "listen"] as const;
 const OAUTH_KEYS = ["enabled", "client_id_metadata_documents"] as const;
 const HISTORY_KEYS = ["enabled", "author_name", "author_email", "remote", "token_env", "username"] as const;
 const USER_KEYS = ["name", "tokens", "token_sha256", "vaults", "read_only", "toolsets", "password"] as const;
-const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit", "public_url"] as const;
+const SERVER_KEYS = ["host", "port", "allowed_origins", "rate_limit", "public_url", "trusted_proxies"] as const;
 const RATE_LIMIT_KEYS = ["per_minute", "burst"] as const;
 const LIMIT_KEYS = ["max_response_bytes"] as const;
 const AUDIT_KEYS = ["file"] as const;
@@ -317,6 +320,13 @@ function readOrigin(reader: Reader, at: Located): string {
   return url.origin;
 }
 
+function readTrustedProxy(reader: Reader, at: Located): string {
+  const text = reader.string(at);
+  const problem = trustedProxyProblem(text);
+  if (problem !== null) reader.fail(at, problem);
+  return text;
+}
+
 function readRateLimit(reader: Reader, at: Located): RateLimitSettings {
   const fields = reader.map(at, RATE_LIMIT_KEYS);
   if (!fields.per_minute || !fields.burst) reader.fail(at, 'needs both "per_minute" and "burst"');
@@ -327,6 +337,7 @@ function readServer(reader: Reader, at: Located | undefined): ServerSettings {
   const fields = at ? reader.map(at, SERVER_KEYS) : {};
   const settings: ServerSettings = {
     allowedOrigins: fields.allowed_origins ? reader.list(fields.allowed_origins).map((item) => readOrigin(reader, item)) : [],
+    trustedProxies: fields.trusted_proxies ? reader.list(fields.trusted_proxies).map((item) => readTrustedProxy(reader, item)) : [],
   };
   if (fields.host) settings.host = reader.string(fields.host);
   if (fields.port) settings.port = reader.integer(fields.port, 0, 65535);

@@ -12,6 +12,7 @@ import { MCP_PATH } from "./bearer";
 import { isLoopbackBinding } from "./guards";
 import { RateLimiter } from "./rate-limit";
 import { sendJson, sendMethodNotAllowed } from "./responses";
+import { clientAddress } from "./client-address";
 
 export const DEFAULT_METRICS_PATH = "/metrics";
 /** The exposition format's content type (text format 0.0.4). */
@@ -83,7 +84,7 @@ export class MetricsEndpoint {
   /** Answers a request for the metrics path; the caller has checked the path and that it is on. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method !== "GET" && req.method !== "HEAD") return sendMethodNotAllowed(res, "GET, HEAD");
-    const verdict = this.limiter.take(`ip:${req.socket.remoteAddress ?? ""}`);
+    const verdict = this.limiter.take(`ip:${clientAddress(req)}`);
     if (!verdict.allowed) {
       this.route.logger.log({ level: "warn", event: "metrics_rate_limited", retry_after_s: verdict.retryAfterSeconds });
       return sendJson(res, 429, { error: "rate_limited", error_description: `Too many scrapes; retry after ${verdict.retryAfterSeconds} s.` }, { "Retry-After": String(verdict.retryAfterSeconds) });

@@ -17,6 +17,7 @@ import type { OAuthService } from "../auth/oauth/service";
 import type { UserInfo } from "../tools/types";
 import { readBody } from "./body";
 import { sendJson } from "./responses";
+import { clientAddress } from "./client-address";
 
 export interface ApprovalHost {
   /** The user sign-ins act as now, or a sentence for the page saying why there is none and what to do. */
@@ -91,7 +92,7 @@ export class ApprovalRoutes {
 
   /** POST /authorize from the waiting page: the redirect the person decided on, once. */
   async submit(req: IncomingMessage, res: ServerResponse, findUser: (name: string) => UserInfo | null): Promise<void> {
-    const remote = req.socket.remoteAddress ?? "";
+    const remote = clientAddress(req);
     const body = await readBody(req, FORM_LIMIT_BYTES);
     const token = body.kind === "ok" ? approvalToken(body.text) : null;
     const outcome = token === null ? ({ kind: "unknown" } as const) : this.pending.finish(token);

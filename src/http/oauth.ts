@@ -43,6 +43,7 @@ import { ApprovalRoutes, type ApprovalHost } from "./oauth-approval";
 import { parseJson, readBody } from "./body";
 import { RateLimiter } from "./rate-limit";
 import { sendJson, sendMethodNotAllowed } from "./responses";
+import { clientAddress } from "./client-address";
 
 export interface OAuthHttpOptions {
   service: OAuthService;
@@ -192,7 +193,7 @@ export class OAuthRoutes {
   }
 
   private async authorizePage(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const remote = req.socket.remoteAddress ?? "";
+    const remote = clientAddress(req);
     const query = singleFields(new URL(req.url ?? "/", "http://request.invalid").searchParams);
     if (query === null) return this.sendErrorPage(res, 400, "The sign-in link repeats a parameter. Start the connection again in the application.");
     const documentProblem = await this.resolveDocumentClient(query.client_id, remote);
@@ -216,7 +217,7 @@ export class OAuthRoutes {
   }
 
   private async signIn(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const remote = req.socket.remoteAddress ?? "";
+    const remote = clientAddress(req);
     const body = await readBody(req, FORM_BODY_LIMIT_BYTES);
     const form = body.kind === "ok" ? singleFields(new URLSearchParams(body.text)) : null;
     const request = form?.csrf_token === undefined ? null : this.pending.take(form.csrf_token);
@@ -249,7 +250,7 @@ export class OAuthRoutes {
   }
 
   private async token(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const remote = req.socket.remoteAddress ?? "";
+    const remote = clientAddress(req);
     const failed = (error: string, reason: string, description: string, clientId?: string): void => {
       // One line per failure, with a reason a machine can count; never a code, token or verifier,
       // and a client_id only when registered: anything else is whatever the caller typed there.
@@ -278,7 +279,7 @@ export class OAuthRoutes {
   }
 
   private async register(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const remote = req.socket.remoteAddress ?? "";
+    const remote = clientAddress(req);
     const verdict = this.registrations.take(`ip:${remote}`);
     if (!verdict.allowed) {
       this.logger.log({ level: "warn", event: "oauth_registration_refused", reason: "rate_limited", remote });

@@ -24,6 +24,7 @@ import {
   sendJsonRpcError,
   sendMethodNotAllowed,
 } from "./responses";
+import { clientAddress, TrustedProxies } from "./client-address";
 
 export interface HttpServerOptions {
   host: string;
@@ -44,6 +45,8 @@ export interface HttpServerOptions {
   metrics?: Metrics;
   /** The metrics endpoint on this listener (absent when off or on a listener of its own). */
   metricsEndpoint?: MetricsEndpoint;
+  /** Reverse proxies whose X-Forwarded-For names the caller (addresses or ranges); none by default. */
+  trustedProxies?: readonly string[];
 }
 
 export interface RunningHttpServer {
@@ -84,6 +87,7 @@ class RequestRouter {
   private readonly checkHost: boolean;
   private readonly publicHost: string | undefined;
   private readonly bodyLimit: number;
+  private readonly proxies: TrustedProxies;
   /** Set once the server listens: the default public URL is the listen address. */
   oauth: OAuthRoutes | undefined;
 
@@ -97,11 +101,13 @@ class RequestRouter {
     // Behind a TLS proxy on the same machine, requests name the public host; it is the operator's.
     this.publicHost = options.oauth?.publicUrl === undefined ? undefined : new URL(options.oauth.publicUrl).host.toLowerCase();
     this.bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+    this.proxies = new TrustedProxies(options.trustedProxies ?? []);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     res.setHeader("Cache-Control", "no-store");
     res.setHeader("X-Content-Type-Options", "nosniff");
+    if (!this.proxies.empty) this.proxies.note(req);
     const path = pathnameOf(req.url);
     const refusal = this.guardRefusal(req, path);
     if (refusal) return sendForbidden(res, refusal);
@@ -143,7 +149,7 @@ class RequestRouter {
     const token = bearerToken(req.headers.authorization);
     const user = token === undefined ? null : (this.options.authenticate(token) ?? this.oauth?.authenticate(token) ?? null);
     // An unauthenticated caller counts against its address, so guessing tokens is rate limited too.
-    const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${req.socket.remoteAddress ?? ""}`;
+    const key = user && token !== undefined ? `token:${hashToken(token)}` : `ip:${clientAddress(req)}`;
     if (this.limiter) {
       const verdict = this.limiter.take(key);
       if (!verdict.allowed) return this.tooManyRequests(res, verdict.retryAfterSeconds);
@@ -166,7 +172,7 @@ class RequestRouter {
       level: tokenWasSent ? "warn" : "info",
       event: "auth_failed",
       reason: tokenWasSent ? "invalid_token" : "missing_token",
-      remote: req.socket.remoteAddress ?? "",
+      remote: clientAddress(req),
     });
     const description = tokenWasSent ? "The bearer token is not valid (revoked, expired, mistyped or from another server)." : "A bearer token is required.";
     const help = this.oauth ? OAUTH_HELP : TOKEN_HELP;

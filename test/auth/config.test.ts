@@ -50,6 +50,7 @@ test("a full config parses into users, server, limits and audit", () => {
     host: "0.0.0.0",
     port: 27125,
     allowedOrigins: ["http://localhost:3000", "https://app.example.com"],
+    trustedProxies: [],
     rateLimit: { perMinute: 120, burst: 20 },
   });
   assert.deepEqual(config.limits, { maxResponseBytes: 131072 });
@@ -65,8 +66,8 @@ test("plaintext tokens are kept only as hashes, and both forms authenticate", ()
 });
 
 test("an empty file and a file without users give defaults and no users", () => {
-  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false, clientIdMetadataDocuments: false }, embeddings: { enabled: false }, metrics: { enabled: false, path: "/metrics" } });
-  assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], port: 0 });
+  assert.deepEqual(parseConfig(""), { users: [], server: { allowedOrigins: [], trustedProxies: [] }, limits: {}, audit: {}, history: { enabled: true }, oauth: { enabled: false, clientIdMetadataDocuments: false }, embeddings: { enabled: false }, metrics: { enabled: false, path: "/metrics" } });
+  assert.deepEqual(parseConfig("server:\n  port: 0\n").server, { allowedOrigins: [], trustedProxies: [], port: 0 });
 });
 
 test("embeddings: off unless the section is there; url and model required; the key is named by a variable, never held", () => {
@@ -275,6 +276,16 @@ test("a public_url that is not https (except loopback), carries credentials or a
   }
   assert.equal(configError("oauth:\n  enabled: yes please\n").key, "oauth.enabled");
   assert.equal(configError("oauth:\n  issuer: x\n").key, "oauth.issuer");
+});
+
+test("server.trusted_proxies takes addresses and ranges, none by default, and names the entry it refuses", () => {
+  assert.deepEqual(parseConfig("users: []\n").server.trustedProxies, []);
+  assert.deepEqual(parseConfig('server:\n  trusted_proxies: [127.0.0.1, "::1", 10.0.0.0/8]\n').server.trustedProxies, ["127.0.0.1", "::1", "10.0.0.0/8"]);
+  const error = configError("server:\n  trusted_proxies:\n    - 127.0.0.1\n    - proxy.internal\n");
+  assert.equal(error.key, "server.trusted_proxies[1]");
+  assert.equal(error.line, 4);
+  assert.match(error.message, /must be an IP address \(127\.0\.0\.1, ::1\) or a range of them/);
+  assert.match(configError("server:\n  trusted_proxies: [10.0.0.0/40]\n").message, /prefix length .* from 0 to 32/);
 });
 
 test("a user's password is a bcrypt hash or a reference (env: or file:), never plain text, and a user may have a password without tokens", () => {

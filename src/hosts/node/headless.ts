@@ -36,6 +36,8 @@ export interface HeadlessOptions {
   users: UserRecord[];
   logger: Logger;
   allowedOrigins?: string[];
+  /** Reverse proxies whose X-Forwarded-For names the caller (server.trusted_proxies). */
+  trustedProxies?: string[];
   rateLimit?: { perMinute: number; burst: number };
   maxResponseBytes?: number;
   watch?: boolean;
@@ -200,6 +202,7 @@ export class HeadlessServer {
       health: () => this.health(),
       logger: this.options.logger,
       allowedOrigins: this.options.allowedOrigins,
+      ...(this.options.trustedProxies ? { trustedProxies: this.options.trustedProxies } : {}),
       rateLimit: this.options.rateLimit ?? DEFAULT_RATE_LIMIT,
       ...(oauth ? { oauth } : {}),
       ...(this.metrics ? { metrics: this.metrics } : {}),
