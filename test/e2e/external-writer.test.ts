@@ -21,6 +21,8 @@ const RACE_MS = Number(process.env.EXTERNAL_RACE_MS ?? 20_000);
 const MIN_ACKNOWLEDGED = 10;
 const MAX_RACE_MS = 3 * RACE_MS;
 const AGENTS = Number(process.env.EXTERNAL_RACE_AGENTS ?? 4);
+/** The largest note_read window, and this server's response limit, room for it. */
+const WHOLE_READ_BYTES = 1024 * 1024;
 let server: TestServer;
 
 /**
@@ -30,7 +32,7 @@ let server: TestServer;
 const UNDER = existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir();
 
 before(async () => {
-  server = await startTestServer({ fixture: EDGE_VAULT, vault: tempVault(EDGE_VAULT, UNDER), extra: { rateLimit: { perMinute: 1_000_000, burst: 100_000 } } });
+  server = await startTestServer({ fixture: EDGE_VAULT, vault: tempVault(EDGE_VAULT, UNDER), extra: { rateLimit: { perMinute: 1_000_000, burst: 100_000 }, maxResponseBytes: 2 * WHOLE_READ_BYTES } });
   const created = await server.call("note_create", { path: NOTE, content: "# Race\n\n## Log\n" });
   assert.equal(created.isError, false, created.text);
 });
@@ -46,27 +48,14 @@ interface Outcome {
 }
 
 /**
- * The whole note, window after window: the race makes it longer than one note_read window (24 KB) on a
- * fast machine, and a window ends wherever the byte limit falls, mid-line.
+ * The whole note in one read, so its content and content_hash are of one version: the race makes the
+ * note longer than the default window (24 KB) and response limit, so this server allows a larger one.
  */
 async function readWhole(client: Client): Promise<{ hash: string; content: string }> {
-  for (;;) {
-    let content = "";
-    let hash: string | undefined;
-    let offset: number | undefined = 0;
-    while (offset !== undefined) {
-      const read = await callTool(client, "note_read", { path: NOTE, byte_offset: offset, ...(hash === undefined ? {} : { content_hash: hash }) });
-      if (read.isError) {
-        // Changed between two windows: read it again from its start.
-        assert.equal((read.structured.error as { code: string }).code, "conflict", read.text);
-        break;
-      }
-      hash = read.structured.content_hash as string;
-      content += read.structured.content as string;
-      offset = read.structured.next_byte_offset as number | undefined;
-    }
-    if (offset === undefined && hash !== undefined) return { hash, content };
-  }
+  const read = await callTool(client, "note_read", { path: NOTE, max_bytes: WHOLE_READ_BYTES });
+  assert.equal(read.isError, false, read.text);
+  assert.equal(read.structured.next_byte_offset, undefined, "the note fits one read");
+  return { hash: read.structured.content_hash as string, content: read.structured.content as string };
 }
 
 /**
