@@ -23,6 +23,7 @@ import { durableFs, sha1Hex, type DurableFs } from "./durable-fs";
 import { fenceFs, hasHiddenSegment, normalizeFsPath, relativeTo, type Fence, type FencedFsClient, type HistoryFs } from "./fenced-fs";
 import { commitMessage, groupMessage, parseGroupedWrite, parseMessage } from "./message";
 import { EMPTY_TREE, findEntry, patchTree, treeImage, type TreeImage } from "./tree-image";
+import { looseObjects, packLoose, removePackLeftovers, type PackBudget } from "./compaction";
 
 export const DEFAULT_AUTHOR = { name: "Second Brain MCP", email: "secondbrain-mcp@localhost" } as const;
 export const DEFAULT_BRANCH = "main";
@@ -35,6 +36,15 @@ const TREE_CACHE_BYTES = 64 * 1024 * 1024;
 const KNOWN_OBJECTS_MAX = 200_000;
 /** Object files written at once in the background: overlaps their I/O, far from file-handle limits. */
 const OBJECT_WRITES_PARALLEL = 16;
+/** Loose objects past the count left after the last packing start the next (git's own gc.auto is 6,700). */
+const PACK_AFTER_LOOSE = 4096;
+/** What one pack takes at most (compaction.ts): commits wait for one pack at a time. */
+const PACK_BUDGET: PackBudget = { objects: 2048, bytes: 8 * 1024 * 1024 };
+/**
+ * How long isomorphic-git's cache lives: it keeps every pack it read whole in memory, so a long-running
+ * server that read old versions from many packs would hold them all.
+ */
+const READ_CACHE_MS = 60_000;
 /** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
@@ -80,6 +90,8 @@ export interface GitHistoryOptions {
   deflate?: (bytes: Uint8Array) => Promise<Uint8Array>;
   /** The object's SHA-1 in hex (the host's native one). Without it WebCrypto's, whose job per object costs more than the hash. */
   sha1?: (bytes: Uint8Array) => string;
+  /** When loose objects are packed and how much a pack takes; tests make them small. */
+  packing?: { afterLoose: number; budget: PackBudget };
 }
 
 /** A path of the vault as the history records it: a file's bytes, a folder's visible entries, or nothing. */
@@ -253,7 +265,11 @@ export class GitHistory implements HistoryPort {
   private readonly gitdir: string;
   private readonly branchRef = `refs/heads/${DEFAULT_BRANCH}`;
   private readonly queue = new WriteLock();
-  private readonly cache: object = {};
+  private readCache: { cache: object; since: number } | null = null;
+  /** Loose objects, counted at opening and as written; packing starts past `looseFloor` plus the setting. */
+  private loose = 0;
+  private looseFloor = 0;
+  private packing = false;
   private readonly trees = new Map<string, TreeImage>();
   private treeBytes = 0;
   private readonly objects = new Set<string>();
@@ -321,6 +337,13 @@ export class GitHistory implements HistoryPort {
     return history;
   }
 
+  /** isomorphic-git's cache for reads, renewed every READ_CACHE_MS so the packs it holds are let go. */
+  private get cache(): object {
+    const now = this.options.clock.now();
+    if (!this.readCache || now - this.readCache.since > READ_CACHE_MS) this.readCache = { cache: {}, since: now };
+    return this.readCache.cache;
+  }
+
   /** Refusals by the file-system fence since opening: always 0 unless something tried to leave it. */
   get refusals(): number {
     return this.fence.refusals;
@@ -337,8 +360,9 @@ export class GitHistory implements HistoryPort {
     } else if (stat.isSymbolicLink() || !stat.isDirectory()) {
       throw new Error(`the history folder ${this.gitdir} is not a folder`);
     }
-    const removed = await this.durable.removeTemps();
+    const removed = (await this.durable.removeTemps()) + (await removePackLeftovers(raw, this.gitdir));
     if (removed > 0) this.options.logger.log({ level: "info", event: "history_temp_files_removed", vault: this.options.vault, count: removed });
+    this.loose = (await looseObjects(raw, this.gitdir)).size;
     const hasHead = await raw.stat(joinPath(this.gitdir, "HEAD")).then(
       () => true,
       () => false,
@@ -363,7 +387,58 @@ export class GitHistory implements HistoryPort {
     const baseline = this.options.baseline;
     if (!head && baseline) {
       this.baselining = true;
-      this.track(this.queue.run(() => this.recordBaseline(baseline)).finally(() => (this.baselining = false)));
+      this.track(
+        this.queue
+          .run(() => this.recordBaseline(baseline))
+          .finally(() => {
+            this.baselining = false;
+            this.packWhenDue();
+          }),
+      );
+    } else {
+      this.packWhenDue();
+    }
+  }
+
+  /** Starts packing once enough loose objects have gathered; it runs a pack at a time between commits. */
+  private packWhenDue(): void {
+    const settings = this.options.packing ?? { afterLoose: PACK_AFTER_LOOSE, budget: PACK_BUDGET };
+    if (this.packing || this.closed || this.loose < this.looseFloor + settings.afterLoose) return;
+    this.packing = true;
+    this.track(this.queue.run(() => this.packOnce(settings.budget)));
+  }
+
+  private async packOnce(budget: PackBudget): Promise<void> {
+    let again = false;
+    try {
+      if (this.closed) return;
+      await this.assertGitdir();
+      const started = this.options.clock.now();
+      const outcome = await packLoose({
+        fs: this.options.fs,
+        git: this.fs,
+        gitdir: this.gitdir,
+        cache: this.cache,
+        deflate: this.options.deflate ?? streamDeflate,
+        sha1: this.options.sha1 ?? sha1Hex,
+        head: await this.head(),
+        budget,
+      });
+      if (outcome.packed > 0) {
+        this.options.logger.log({ level: "info", event: "history_packed", vault: this.options.vault, objects: outcome.packed, bytes: outcome.bytes, duration_ms: this.options.clock.now() - started });
+      }
+      again = outcome.more && outcome.packed > 0 && !this.closed;
+      if (!again) {
+        // What is left loose (written meanwhile, or reachable from no commit) counts toward the next packing, not this one.
+        this.loose = (await looseObjects(this.options.fs, this.gitdir)).size;
+        this.looseFloor = this.loose;
+      }
+    } catch (error) {
+      this.looseFloor = this.loose;
+      this.options.logger.log({ level: "warn", event: "history_pack_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
+    } finally {
+      if (again) this.track(this.queue.run(() => this.packOnce(budget)));
+      else this.packing = false;
     }
   }
 
@@ -383,8 +458,11 @@ export class GitHistory implements HistoryPort {
 
   /** Waits for queued commits and a running push (tests, shutdown). */
   async idle(): Promise<void> {
-    await this.pending;
-    await this.queue.run(async () => undefined);
+    // Packing queues its next pack behind the commits waiting meanwhile: waited for until none is left.
+    do {
+      await this.pending;
+      await this.queue.run(async () => undefined);
+    } while (this.packing && !this.closed);
     while (this.pushing) await this.pushing;
   }
 
@@ -496,6 +574,7 @@ export class GitHistory implements HistoryPort {
       request.resolve(id);
     }
     if (done.some((item) => item.id !== null)) this.schedulePush();
+    this.packWhenDue();
   }
 
   /** The paths' changes: the bytes a write left when given, else the paths as they are on disk now. */
@@ -671,6 +750,7 @@ export class GitHistory implements HistoryPort {
     while (this.writing >= OBJECT_WRITES_PARALLEL) await Promise.race(this.inflight.values());
     if (this.objects.size >= KNOWN_OBJECTS_MAX) this.objects.clear();
     this.objects.add(oid);
+    this.loose += 1;
     this.writing += 1;
     const written = this.storeObject(oid, object).then(
       () => {
