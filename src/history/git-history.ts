@@ -400,45 +400,44 @@ export class GitHistory implements HistoryPort {
     }
   }
 
-  /** Starts packing once enough loose objects have gathered; it runs a pack at a time between commits. */
+  /**
+   * Starts packing once enough loose objects have gathered. It runs beside commits, not between them:
+   * objects never change, a commit only adds loose ones, and a loose copy is removed only once its pack
+   * is in place, so a commit never waits for a pack.
+   */
   private packWhenDue(): void {
     const settings = this.options.packing ?? { afterLoose: PACK_AFTER_LOOSE, budget: PACK_BUDGET };
     if (this.packing || this.closed || this.loose < this.looseFloor + settings.afterLoose) return;
     this.packing = true;
-    this.track(this.queue.run(() => this.packOnce(settings.budget)));
+    this.track(this.packAll(settings.budget).finally(() => (this.packing = false)));
   }
 
-  private async packOnce(budget: PackBudget): Promise<void> {
-    let again = false;
+  private async packAll(budget: PackBudget): Promise<void> {
     try {
-      if (this.closed) return;
-      await this.assertGitdir();
-      const started = this.options.clock.now();
-      const outcome = await packLoose({
-        fs: this.options.fs,
-        git: this.fs,
-        gitdir: this.gitdir,
-        cache: this.cache,
-        deflate: this.options.deflate ?? streamDeflate,
-        sha1: this.options.sha1 ?? sha1Hex,
-        head: await this.head(),
-        budget,
-      });
-      if (outcome.packed > 0) {
-        this.options.logger.log({ level: "info", event: "history_packed", vault: this.options.vault, objects: outcome.packed, bytes: outcome.bytes, duration_ms: this.options.clock.now() - started });
+      for (let more = true; more && !this.closed; ) {
+        await this.assertGitdir();
+        const started = this.options.clock.now();
+        const outcome = await packLoose({
+          fs: this.options.fs,
+          git: this.fs,
+          gitdir: this.gitdir,
+          cache: this.cache,
+          deflate: this.options.deflate ?? streamDeflate,
+          sha1: this.options.sha1 ?? sha1Hex,
+          head: await this.head(),
+          budget,
+        });
+        if (outcome.packed > 0) {
+          this.options.logger.log({ level: "info", event: "history_packed", vault: this.options.vault, objects: outcome.packed, bytes: outcome.bytes, duration_ms: this.options.clock.now() - started });
+        }
+        more = outcome.more && outcome.packed > 0;
       }
-      again = outcome.more && outcome.packed > 0 && !this.closed;
-      if (!again) {
-        // What is left loose (written meanwhile, or reachable from no commit) counts toward the next packing, not this one.
-        this.loose = (await looseObjects(this.options.fs, this.gitdir)).size;
-        this.looseFloor = this.loose;
-      }
+      // What is left loose (written meanwhile, or reachable from no commit) counts toward the next packing, not this one.
+      this.loose = (await looseObjects(this.options.fs, this.gitdir)).size;
+      this.looseFloor = this.loose;
     } catch (error) {
       this.looseFloor = this.loose;
       this.options.logger.log({ level: "warn", event: "history_pack_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
-    } finally {
-      if (again) this.track(this.queue.run(() => this.packOnce(budget)));
-      else this.packing = false;
     }
   }
 
@@ -458,11 +457,11 @@ export class GitHistory implements HistoryPort {
 
   /** Waits for queued commits and a running push (tests, shutdown). */
   async idle(): Promise<void> {
-    // Packing queues its next pack behind the commits waiting meanwhile: waited for until none is left.
+    // Packing runs beside commits and starts after them: waited for until neither is left.
     do {
       await this.pending;
       await this.queue.run(async () => undefined);
-    } while (this.packing && !this.closed);
+    } while (this.packing || this.waiting.length > 0);
     while (this.pushing) await this.pushing;
   }
 
