@@ -13,7 +13,7 @@ const MAX_DELTA_DEPTH = 50;
 const LOOSE_FOLDER = /^[0-9a-f]{2}$/;
 const LOOSE_NAME = /^[0-9a-f]{38}$/;
 const PACK_TEMP_PREFIX = "tmp_pack_";
-const PACK_FILE = /^pack-([0-9a-f]{40})\.pack$/;
+const PACK_PART = /^pack-([0-9a-f]{40})\.(pack|idx)$/;
 
 export interface PackBudget {
   /** Objects one pack takes at most: commits wait for one pack, never for the whole history. */
@@ -105,15 +105,18 @@ export async function looseObjects(fs: HistoryFs, gitdir: string): Promise<Set<s
   return found;
 }
 
-/** Removes what a pack cut short by a crash left: its temp files, and a pack whose index never came. Resolves to how many. */
+/**
+ * Removes what a pack cut short by a crash left: its temp files, and a pack or an index without the
+ * other (its objects are all still loose: none goes before both are in place). Resolves to how many.
+ */
 export async function removePackLeftovers(fs: HistoryFs, gitdir: string): Promise<number> {
   const dir = `${gitdir}/objects/pack`;
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const present = new Set(names);
   let removed = 0;
   for (const name of names) {
-    const pack = PACK_FILE.exec(name);
-    const orphan = pack !== null && !present.has(`pack-${pack[1]}.idx`);
+    const part = PACK_PART.exec(name);
+    const orphan = part !== null && !present.has(`pack-${part[1]}.${part[2] === "pack" ? "idx" : "pack"}`);
     if (!name.startsWith(PACK_TEMP_PREFIX) && !orphan) continue;
     await fs.unlink(`${dir}/${name}`).then(
       () => (removed += 1),

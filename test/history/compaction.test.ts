@@ -161,10 +161,11 @@ test("a pack whose index could not be placed leaves every object loose and reada
     mkdirSync(packDir, { recursive: true });
     writeFileSync(path.join(packDir, `pack-${"ab".repeat(20)}.pack`), "PACK cut short");
     writeFileSync(path.join(packDir, "tmp_pack_crashed.idx"), "cut short");
+    writeFileSync(path.join(packDir, `pack-${"cd".repeat(20)}.idx`), "an index whose pack never came");
     const reopened = await context.open();
     await reopened.idle();
     const left = readdirSync(packDir);
-    assert.ok(!left.includes(`pack-${"ab".repeat(20)}.pack`) && !left.includes("tmp_pack_crashed.idx"), left.join(", "));
+    assert.ok(!left.includes(`pack-${"ab".repeat(20)}.pack`) && !left.includes(`pack-${"cd".repeat(20)}.idx`) && !left.includes("tmp_pack_crashed.idx"), left.join(", "));
     assert.ok(context.logs.some((entry) => entry.event === "history_temp_files_removed"));
     // With a working file system, the next start packs.
     assert.ok(left.some((name) => name.endsWith(".idx")), "packed once it could be");
