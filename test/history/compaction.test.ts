@@ -3,13 +3,14 @@
 // short by a failure or a crash leaves every object where it was.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, promises as fsp, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LogRecord } from "../../src/core/ports";
 import type { HistoryFs } from "../../src/history/fenced-fs";
 import { GitHistory } from "../../src/history/git-history";
+import { found } from "../support/poll";
 
 const clock = { now: () => Date.now() };
 const meta = { tool: "note_edit", via: "Pack Client", user: "ada" };
@@ -173,5 +174,47 @@ test("a pack whose index could not be placed leaves every object loose and reada
     if (spawnSync("git", ["--version"]).status === 0) assert.equal(git(context.gitdir, ["fsck", "--strict", "--no-dangling"]).status, 0);
   } finally {
     rmSync(context.base, { recursive: true, force: true });
+  }
+});
+
+test("a process killed at random moments while it packs leaves every commit it reported whole and readable, and git's fsck content", { timeout: 120_000 }, async () => {
+  const base = mkdtempSync(path.join(os.tmpdir(), "sb-pack-kill-"));
+  const dir = path.join(base, "vault");
+  const gitdir = path.join(base, "history.git");
+  mkdirSync(path.join(dir, "notes"), { recursive: true });
+  // Reproducible kill moments: a failing run prints its seed; PACK_KILL_SEED replays it.
+  const seed = Number(process.env.PACK_KILL_SEED ?? Date.now() % 1_000_000);
+  let state = seed;
+  const random = (): number => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const reported = new Map<string, { file: string; text: string }>();
+  try {
+    for (let round = 0; round < 6; round++) {
+      const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "..", "support", "packing-writer.ts"), dir, gitdir], { stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      // Killed once it has packed, at a random moment of its next packs and commits.
+      await found(60_000, `round ${round} packs (seed ${seed})`, () => Promise.resolve(output.includes("packing") ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 400)));
+      child.kill("SIGKILL");
+      await exited;
+      for (const line of output.split("\n")) {
+        if (!line.startsWith("{")) continue;
+        const { id, file, text } = JSON.parse(line) as { id: string; file: string; text: string };
+        reported.set(id, { file, text });
+      }
+      const history = await GitHistory.open({ vault: "v", dir, gitdir, fs: fsp, logger: { log: () => undefined }, clock, packing: never });
+      for (const [id, { file, text }] of reported) assert.equal(new TextDecoder().decode((await history.readAt(file, id))!), text, `${file} at ${id} (seed ${seed})`);
+      await history.close();
+      const left = readdirSync(path.join(gitdir, "objects", "pack"));
+      assert.ok(!left.some((name) => name.startsWith("tmp_")), `no temp pack after a start: ${left.join(", ")} (seed ${seed})`);
+      if (spawnSync("git", ["--version"]).status === 0) {
+        const fsck = git(gitdir, ["fsck", "--strict", "--no-dangling"]);
+        assert.equal(fsck.status, 0, `${fsck.out} (seed ${seed})`);
+      }
+    }
+    assert.ok(reported.size > 50, `${reported.size} commits reported`);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
   }
 });
