@@ -41,6 +41,30 @@ test("validate prints the resolved configuration without any token", async () =>
   }
 });
 
+test("a second server or a reindex of a vault already served from the same data folder is refused, and starts once the first stopped", async () => {
+  const vault = tempVault(EDGE_VAULT);
+  try {
+    const token = "lock-test-token-0123456789abcdef";
+    const first = await startCli(["serve", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: token });
+    try {
+      const second = await cli(["serve", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir, "--port", "0"], { SECONDBRAIN_TOKEN: token });
+      assert.equal(second.code, 1);
+      assert.match(second.stderr, /vault "edge" is already served by another secondbrain-mcp process with the same data folder/);
+      const reindex = await cli(["reindex", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir]);
+      assert.equal(reindex.code, 1);
+      assert.match(reindex.stderr, /already served by another secondbrain-mcp process/);
+      const health = await fetch(new URL("/healthz", first.url));
+      assert.equal(health.status, 200, "the first server goes on serving");
+    } finally {
+      assert.equal(await first.stop("SIGINT"), 0);
+    }
+    const after = await cli(["reindex", "--vault", `edge=${vault.dir}`, "--data", vault.dataDir]);
+    assert.equal(after.code, 0, after.stderr);
+  } finally {
+    vault.cleanup();
+  }
+});
+
 test("reindex rebuilds the index from the files", async () => {
   const vault = tempVault(EDGE_VAULT);
   try {

@@ -16,6 +16,7 @@ import * as git from "isomorphic-git";
 import { vaultDataDir } from "../../src/hosts/node/host";
 import { startTestServer, type TestServer, type ToolCallResult } from "../support/server";
 import { EDGE_VAULT, tempVault } from "../support/vaults";
+import { DataFolderLock } from "../../src/hosts/node/data-lock";
 
 /** Room for the fixture, its history and index, and the notes written here; the rest is filled up. */
 const MOUNT_SIZE = { vault: "16m", data: "8m" };
@@ -292,6 +293,22 @@ test("a full data folder: the history commit fails whole, the index persist leav
   assert.equal(restored.isError, false, restored.text);
   assert.deepEqual(readFileSync(path.join(server!.vault.dir, "wiki/index.md")), readFileSync(path.join(EDGE_VAULT, "wiki/index.md")));
   assert.deepEqual(leftovers(dataDir, emptyBefore), []);
+});
+
+test("a start with the data folder full goes on without the lock of its vault's data folder, says so, and leaves no empty lock file", async (t) => {
+  if (skipped(t)) return;
+  const folder = path.join(dataMount, "data", "vaults", "another-vault");
+  mkdirSync(folder, { recursive: true });
+  const filler = fill(dataMount, 0);
+  const reasons: string[] = [];
+  try {
+    const lock = await DataFolderLock.take(folder, "another", (reason) => reasons.push(reason));
+    await lock.release();
+  } finally {
+    rmSync(filler);
+  }
+  assert.deepEqual(reasons, ["no space left on the device that holds the data folder"]);
+  assert.deepEqual(readdirSync(folder), [], "no lock file, empty or not");
 });
 
 function looseObjects(): string[] {

@@ -9,6 +9,7 @@ import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { HistoryPort, Logger } from "../../core/ports";
 import { WorkerBinaryReader } from "./binary-reader";
 import { WorkerBulkIngest } from "./bulk-ingest";
+import { DataFolderLock } from "./data-lock";
 import { FsVault } from "./fs-vault";
 import { FsWriter } from "./fs-writer";
 import { openHistory, type RemotePush } from "./history";
@@ -78,6 +79,11 @@ export interface NodeVaultOptions {
   root: string;
   /** Folder for this server's own state (index snapshots); must lie outside the vault. */
   dataDir: string;
+  /**
+   * Whether this process takes the vault's data folder for itself (data-lock.ts), as `serve` and
+   * `reindex` do; false for `serve --stdio`, of which each client starts its own, for the same folder.
+   */
+  exclusive?: boolean;
   logger: Logger;
   watch?: boolean;
   trashRetentionDays?: number;
@@ -152,6 +158,7 @@ export class NodeVaultHost {
   private rootIno: number | null = null;
   private stopping = false;
   private readonly binary = new WorkerBinaryReader();
+  private lock: DataFolderLock | null = null;
 
   constructor(options: NodeVaultOptions) {
     assertOutsideVault(options.dataDir, options.root);
@@ -195,6 +202,9 @@ export class NodeVaultHost {
    * runs without the history, and completing the change there would lose its summary commit.
    */
   async start(options: { recover?: boolean } = {}): Promise<ReconcileReport> {
+    if (this.options.exclusive !== false) this.lock = await DataFolderLock.take(vaultDataDir(this.options.dataDir, this.options.name, this.options.root), this.options.name, (reason) =>
+      this.options.logger.log({ level: "warn", event: "data_folder_unlocked", vault: this.options.name, reason }),
+    );
     const stale = await this.writer.removeStaleTempFiles();
     if (stale > 0) this.options.logger.log({ level: "info", event: "temp_files_removed", vault: this.options.name, count: stale });
     const report = await this.engine.start();
@@ -380,6 +390,8 @@ export class NodeVaultHost {
     this.engine.close();
     await this.binary.close();
     await this.history?.close?.();
+    await this.lock?.release();
+    this.lock = null;
   }
 }
 

@@ -46,7 +46,7 @@ export interface StdioOptions {
 
 export async function serveStdio(options: StdioOptions): Promise<void> {
   const { logger } = options;
-  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, logger, history: options.history, ...(options.embeddings ? { embeddings: options.embeddings } : {}) }));
+  const hosts = options.vaults.map((vault) => new NodeVaultHost({ ...vault, dataDir: options.dataDir, exclusive: false, logger, history: options.history, ...(options.embeddings ? { embeddings: options.embeddings } : {}) }));
   const transport = new LineTransport({ input: process.stdin, output: process.stdout, maxLineBytes: STDIO_LINE_LIMIT_BYTES, drainMs: DRAIN_MS });
   let started: Promise<unknown> = Promise.resolve();
   let session: StdioServerHandle | null = null;
