@@ -48,7 +48,7 @@ export default defineConfig([
   },
   {
     // Server code runs in Node and in Obsidian's main window alike; popout windows do not apply.
-    files: ["src/http/**/*.ts", "src/mcp/**/*.ts", "src/auth/**/*.ts"],
+    files: ["src/http/**/*.ts", "src/mcp/**/*.ts", "src/auth/**/*.ts", "src/history/**/*.ts"],
     rules: { "obsidianmd/prefer-window-timers": "off" },
   },
   {

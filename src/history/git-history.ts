@@ -45,6 +45,11 @@ const PACK_BUDGET: PackBudget = { objects: 2048, bytes: 8 * 1024 * 1024 };
  * server that read old versions from many packs would hold them all.
  */
 const READ_CACHE_MS = 60_000;
+/** The lock around reading and moving the branch (underBranchLock); not `*.lock`, which names a file being written. */
+const BRANCH_LOCK = "secondbrain-branch-lock";
+/** A commit group moves the branch well within this; a lock older is one a crashed process left. */
+const BRANCH_LOCK_STALE_MS = 10_000;
+const BRANCH_LOCK_WAIT_MS = 30_000;
 /** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
@@ -520,38 +525,41 @@ export class GitHistory implements HistoryPort {
     try {
       if (this.closed) throw new Error("the history is closed");
       await this.assertGitdir();
-      const head = await this.head();
-      let parent = head;
-      let tree = head === null ? null : this.tip?.id === head ? this.tip.tree : (await this.commitAt(head)).commit.tree;
-      for (const batch of batchesOf(group)) {
-        const started = this.options.clock.now();
-        try {
-          const changes: Change[][] = [];
-          for (const request of batch) changes.push(await this.changesOf(request.paths, request.contents));
-          const [only] = batch;
-          const message =
-            batch.length === 1 && only
-              ? commitMessage(only.message, only.meta)
-              : groupMessage(
-                  batch.map((request) => ({ subject: request.message, meta: request.meta })),
-                  batch.flatMap((request) => request.paths),
-                );
-          const next = await this.buildCommit(parent, tree, changes.flat(), message);
-          if (next) {
-            parent = next.id;
-            tree = next.tree;
+      // Read, built on and moved under the lock: another process with this history may commit too.
+      await this.underBranchLock(async () => {
+        const head = await this.head();
+        let parent = head;
+        let tree = head === null ? null : this.tip?.id === head ? this.tip.tree : (await this.commitAt(head)).commit.tree;
+        for (const batch of batchesOf(group)) {
+          const started = this.options.clock.now();
+          try {
+            const changes: Change[][] = [];
+            for (const request of batch) changes.push(await this.changesOf(request.paths, request.contents));
+            const [only] = batch;
+            const message =
+              batch.length === 1 && only
+                ? commitMessage(only.message, only.meta)
+                : groupMessage(
+                    batch.map((request) => ({ subject: request.message, meta: request.meta })),
+                    batch.flatMap((request) => request.paths),
+                  );
+            const next = await this.buildCommit(parent, tree, changes.flat(), message);
+            if (next) {
+              parent = next.id;
+              tree = next.tree;
+            }
+            batch.forEach((request, at) => done.push({ request, id: next?.id ?? null, changes: changes[at]!, started }));
+          } catch (error) {
+            for (const request of batch) request.reject(this.explain(error));
           }
-          batch.forEach((request, at) => done.push({ request, id: next?.id ?? null, changes: changes[at]!, started }));
-        } catch (error) {
-          for (const request of batch) request.reject(this.explain(error));
         }
-      }
-      await this.settleWrites();
-      // The ref write first syncs every object not yet synced (durable-fs.ts): one pass for the group.
-      if (parent !== null && parent !== head) {
-        await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
-        this.tip = { id: parent, tree: tree! };
-      }
+        await this.settleWrites();
+        // The ref write first syncs every object not yet synced (durable-fs.ts): one pass for the group.
+        if (parent !== null && parent !== head) {
+          await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
+          this.tip = { id: parent, tree: tree! };
+        }
+      });
     } catch (error) {
       const failure = this.explain(error);
       for (const request of group) request.reject(failure);
@@ -815,14 +823,47 @@ export class GitHistory implements HistoryPort {
     return { id, tree };
   }
 
-  private async commitChanges(changes: readonly Change[], message: string): Promise<string | null> {
-    const head = await this.head();
-    const base = head ? (await this.commitAt(head)).commit.tree : null;
-    const next = await this.buildCommit(head, base, changes, message);
-    if (!next) return null;
-    await this.settleWrites();
-    await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: next.id, force: true });
-    return next.id;
+  private commitChanges(changes: readonly Change[], message: string): Promise<string | null> {
+    return this.underBranchLock(async () => {
+      const head = await this.head();
+      const base = head ? (await this.commitAt(head)).commit.tree : null;
+      const next = await this.buildCommit(head, base, changes, message);
+      if (!next) return null;
+      await this.settleWrites();
+      await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: next.id, force: true });
+      return next.id;
+    });
+  }
+
+  /**
+   * Runs `work` (read the branch, commit on it, move it) holding the branch lock: several processes may
+   * keep one history (`serve --stdio`, one per client), and without it one moves the branch over the
+   * other's commits. A lock older than BRANCH_LOCK_STALE_MS is a crashed holder's and is taken over.
+   */
+  private async underBranchLock<T>(work: () => Promise<T>): Promise<T> {
+    const file = joinPath(this.gitdir, BRANCH_LOCK);
+    const fs = this.options.fs;
+    const started = Date.now();
+    for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        await (await fs.open(file, "wx")).close();
+        break;
+      } catch (error) {
+        if (!isCode(error, "EEXIST")) throw error;
+      }
+      const held = await fs.stat(file).catch(() => null);
+      if (held && Date.now() - held.mtimeMs > BRANCH_LOCK_STALE_MS) {
+        await fs.unlink(file).catch(() => undefined);
+        continue;
+      }
+      if (Date.now() - started > BRANCH_LOCK_WAIT_MS) throw new Error(`another process has held the history's branch for ${BRANCH_LOCK_WAIT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    try {
+      return await work();
+    } finally {
+      await fs.unlink(file).catch(() => undefined);
+    }
   }
 
   private async image(tree: string): Promise<TreeImage> {
