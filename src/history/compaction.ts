@@ -16,7 +16,7 @@ const PACK_TEMP_PREFIX = "tmp_pack_";
 const PACK_PART = /^pack-([0-9a-f]{40})\.(pack|idx)$/;
 
 export interface PackBudget {
-  /** Objects one pack takes at most: commits wait for one pack, never for the whole history. */
+  /** Objects one pack takes at most: a long history is packed in steps, each of which a stop can end. */
   objects: number;
   /** Content bytes one pack takes at most, which are held in memory while it is made. */
   bytes: number;

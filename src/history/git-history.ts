@@ -38,7 +38,7 @@ const KNOWN_OBJECTS_MAX = 200_000;
 const OBJECT_WRITES_PARALLEL = 16;
 /** Loose objects past the count left after the last packing start the next (git's own gc.auto is 6,700). */
 const PACK_AFTER_LOOSE = 4096;
-/** What one pack takes at most (compaction.ts): commits wait for one pack at a time. */
+/** What one pack takes at most (compaction.ts): its objects' contents are held in memory while it is made. */
 const PACK_BUDGET: PackBudget = { objects: 2048, bytes: 8 * 1024 * 1024 };
 /**
  * How long isomorphic-git's cache lives: it keeps every pack it read whole in memory, so a long-running
