@@ -36,8 +36,12 @@ const TREE_CACHE_BYTES = 64 * 1024 * 1024;
 const KNOWN_OBJECTS_MAX = 200_000;
 /** Object files written at once in the background: overlaps their I/O, far from file-handle limits. */
 const OBJECT_WRITES_PARALLEL = 16;
-/** Loose objects past the count left after the last packing start the next (git's own gc.auto is 6,700). */
-const PACK_AFTER_LOOSE = 4096;
+/**
+ * Loose objects past the count left after the last packing start the next; none by default. Packing
+ * beside a steady stream of writes took a third of the 20k load's calls a second, so it stays off until
+ * it waits for quiet moments; GitHistoryOptions.packing turns it on.
+ */
+const PACK_AFTER_LOOSE = Number.POSITIVE_INFINITY;
 /** What one pack takes at most (compaction.ts): its objects' contents are held in memory while it is made. */
 const PACK_BUDGET: PackBudget = { objects: 2048, bytes: 8 * 1024 * 1024 };
 /**
