@@ -5,6 +5,7 @@
 // renamed into place before its index (git reads a pack only once its index is there), and only then
 // are the loose copies of its objects removed: a crash at any step leaves every object readable.
 import { readCommit, readTree } from "isomorphic-git";
+import { codeOf, inflate } from "./durable-fs";
 import type { FencedFsClient, HistoryFs } from "./fenced-fs";
 import { encodePack, type PackInput, type PackObjectType } from "./pack";
 
@@ -59,15 +60,6 @@ interface TreeRecord {
 }
 
 const decoder = new TextDecoder();
-
-function codeOf(error: unknown): unknown {
-  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-}
-
-async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
 
 function hex(bytes: Uint8Array): string {
   let out = "";

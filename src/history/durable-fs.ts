@@ -46,7 +46,7 @@ export interface DurableFs {
 
 const encoder = new TextEncoder();
 
-function codeOf(error: unknown): unknown {
+export function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
 }
 
@@ -65,7 +65,7 @@ function randomName(): string {
 }
 
 /** With the platform's own zlib and SHA-1 (Node and Electron alike): no second copy of either. */
-async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
+export async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new DecompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
