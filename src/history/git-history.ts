@@ -371,7 +371,8 @@ export class GitHistory implements HistoryPort {
     }
     const removed = (await this.durable.removeTemps()) + (await removePackLeftovers(raw, this.gitdir));
     if (removed > 0) this.options.logger.log({ level: "info", event: "history_temp_files_removed", vault: this.options.vault, count: removed });
-    this.loose = (await looseObjects(raw, this.gitdir)).size;
+    // Counted only where packing is on: a readdir of every object folder is start-up work for nothing otherwise.
+    if (Number.isFinite((this.options.packing ?? { afterLoose: PACK_AFTER_LOOSE }).afterLoose)) this.loose = (await looseObjects(raw, this.gitdir)).size;
     const hasHead = await raw.stat(joinPath(this.gitdir, "HEAD")).then(
       () => true,
       () => false,
