@@ -91,6 +91,8 @@ async function runLoad(options: LoadOptions, scratch: string): Promise<LoadResul
     wall_s: round(wallMs / 1000),
     calls: combined.calls,
     throughput_calls_per_s: round(combined.calls / (wallMs / 1000), 1),
+    operations: combined.operations,
+    throughput_operations_per_s: round(combined.operations / (wallMs / 1000), 1),
     latency: combined.latency,
     appends: appends.length,
     conflicts: combined.conflicts,

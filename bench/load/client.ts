@@ -28,6 +28,11 @@ export interface ClientResult {
   latencies: Record<LoadTool, number[]>;
   appends: AppendRecord[];
   conflicts: number;
+  /**
+   * What the client got done: each search and read that answered, and each append once acknowledged,
+   * however many lost hash races it took; the calls of the lost races are not counted again.
+   */
+  operations: number;
   errors: LoadError[];
 }
 
@@ -90,6 +95,7 @@ export async function runClient(plan: ClientPlan): Promise<ClientResult> {
     latencies: { note_search: [], note_read: [], note_section_edit: [] },
     appends: [],
     conflicts: 0,
+    operations: 0,
     errors: [],
   };
   const client = new Client({ name: `secondbrain-load-${plan.id}`, version: "1.0.0" });
@@ -116,6 +122,7 @@ export async function runClient(plan: ClientPlan): Promise<ClientResult> {
     if (response === "transport_error") return;
     const failure = failureOf(response);
     if (failure) result.errors.push({ tool, ...failure });
+    else result.operations++;
   };
 
   const append = async (note: string, line: string): Promise<void> => {
@@ -144,6 +151,7 @@ export async function runClient(plan: ClientPlan): Promise<ClientResult> {
       const failure = failureOf(edit);
       if (!failure) {
         record.outcome = "acknowledged";
+        result.operations++;
         return;
       }
       if (failure.code !== "conflict") {

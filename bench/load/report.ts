@@ -17,6 +17,9 @@ export interface LoadResults {
   wall_s: number;
   calls: number;
   throughput_calls_per_s: number;
+  /** Operations done (ClientResult.operations): a lost hash race costs calls but adds no operation. */
+  operations: number;
+  throughput_operations_per_s: number;
   latency: Record<LoadTool, LatencySummary>;
   appends: number;
   conflicts: number;
@@ -32,6 +35,7 @@ const TOOLS: readonly LoadTool[] = ["note_search", "note_read", "note_section_ed
 export function combineClients(clients: readonly ClientResult[]): {
   latency: Record<LoadTool, LatencySummary>;
   calls: number;
+  operations: number;
   conflicts: number;
   errors: ErrorGroup[];
 } {
@@ -53,6 +57,7 @@ export function combineClients(clients: readonly ClientResult[]): {
   return {
     latency,
     calls,
+    operations: clients.reduce((sum, client) => sum + client.operations, 0),
     conflicts: clients.reduce((sum, client) => sum + client.conflicts, 0),
     errors: [...groups.values()].sort((a, b) => b.count - a.count),
   };
@@ -76,6 +81,8 @@ export function renderLoadMarkdown(results: LoadResults): string {
     "| --- | ---: |",
     `| calls | ${results.calls} |`,
     `| throughput (calls/s) | ${results.throughput_calls_per_s} |`,
+    `| operations (searches, reads, acknowledged appends) | ${results.operations} |`,
+    `| throughput (operations/s; lost hash races not counted) | ${results.throughput_operations_per_s} |`,
     `| appends (acknowledged / uncertain / refused) | ${results.appends} (${verify.acknowledged} / ${verify.uncertain} / ${verify.refused}) |`,
     `| conflicts (retried) | ${results.conflicts} |`,
     `| errors (must be 0) | ${results.errors} |`,

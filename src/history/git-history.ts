@@ -54,6 +54,10 @@ const BRANCH_LOCK = "secondbrain-branch-lock";
 /** A commit group moves the branch well within this; a lock older is one a crashed process left. */
 const BRANCH_LOCK_STALE_MS = 10_000;
 const BRANCH_LOCK_WAIT_MS = 30_000;
+/** How often a history that keeps the branch lock (GitHistoryOptions.exclusive) renews it, well inside BRANCH_LOCK_STALE_MS. */
+const BRANCH_LOCK_RENEW_MS = 2_000;
+/** What a kept branch lock holds; a commit group's own lock is an empty file. */
+const KEPT_BRANCH_LOCK = JSON.stringify({ kept_by: "a server holding the vault's data folder" });
 /** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
 const FILE_MODE = "100644";
@@ -101,6 +105,13 @@ export interface GitHistoryOptions {
   sha1?: (bytes: Uint8Array) => string;
   /** When loose objects are packed and how much a pack takes; tests make them small. */
   packing?: { afterLoose: number; budget: PackBudget };
+  /**
+   * Whether this process alone commits to the history, as a server holding the vault's data-folder
+   * lock does: it then keeps the branch lock from open to close, and knows where the branch is without
+   * reading it. Unset: other processes may commit too (`serve --stdio`, one per client), so each
+   * commit group takes the lock and reads the branch.
+   */
+  exclusive?: boolean;
 }
 
 /** A path of the vault as the history records it: a file's bytes, a folder's visible entries, or nothing. */
@@ -292,11 +303,17 @@ export class GitHistory implements HistoryPort {
   private baselining = false;
   /** The last commit this history moved the branch to, and its tree: the next group starts there without reading it. */
   private tip: { id: string; tree: string } | null = null;
+  /** Renews the branch lock this history keeps (GitHistoryOptions.exclusive); null while it keeps none. */
+  private keeper: ReturnType<typeof setInterval> | null = null;
+  /** Where the branch is, once read or moved, while the branch lock is kept; undefined: not known. */
+  private knownHead: string | null | undefined = undefined;
   /** Commits asked for and not yet taken by a group, in the order asked. */
   private waiting: WaitingCommit[] = [];
   /** Writes recorded in INTENT_FILE and not yet committed, oldest first. */
   private intents: Intent[] = [];
   private readonly intentFile = new WriteLock();
+  /** The save of INTENT_FILE asked for and not yet started (saveIntents). */
+  private intentSaveWaiting: Promise<void> | null = null;
   /** The recovery of a crash's records, while it runs: new records wait so none replaces one unread. */
   private recovering: Promise<void> | null = null;
   private readonly vaultFiles: VaultFiles;
@@ -342,7 +359,12 @@ export class GitHistory implements HistoryPort {
     checkPlacement(options.dir, options.gitdir);
     if (options.push && !/^https?:\/\//i.test(options.push.url)) throw new Error("the history remote must be an http(s) URL");
     const history = new GitHistory(options);
-    await history.prepare();
+    try {
+      await history.prepare();
+    } catch (error) {
+      await history.letBranchLockGo().catch(() => undefined);
+      throw error;
+    }
     return history;
   }
 
@@ -381,6 +403,7 @@ export class GitHistory implements HistoryPort {
       if ((await raw.readdir(this.gitdir)).length > 0) throw new Error(`the history folder ${this.gitdir} is not empty and not a git repository`);
       await init({ fs: this.fs, gitdir: this.gitdir, bare: true, defaultBranch: DEFAULT_BRANCH });
     }
+    if (this.options.exclusive === true) await this.keepBranchLock();
     const head = await this.head();
     if (head) await readCommit({ fs: this.fs, gitdir: this.gitdir, oid: head, cache: this.cache });
     this.options.logger.log({ level: "info", event: "history_opened", vault: this.options.vault, head: head?.slice(0, 7) ?? null });
@@ -479,6 +502,7 @@ export class GitHistory implements HistoryPort {
   async close(): Promise<void> {
     this.closed = true;
     await this.idle();
+    await this.letBranchLockGo();
   }
 
   /** isomorphic-git reads a git directory that is a file as a pointer elsewhere: never follow one. */
@@ -532,7 +556,7 @@ export class GitHistory implements HistoryPort {
       await this.assertGitdir();
       // Read, built on and moved under the lock: another process with this history may commit too.
       await this.underBranchLock(async () => {
-        const head = await this.head();
+        const head = await this.branchHead();
         let parent = head;
         let tree = head === null ? null : this.tip?.id === head ? this.tip.tree : (await this.commitAt(head)).commit.tree;
         for (const batch of batchesOf(group)) {
@@ -561,7 +585,7 @@ export class GitHistory implements HistoryPort {
         await this.settleWrites();
         // The ref write first syncs every object not yet synced (durable-fs.ts): one pass for the group.
         if (parent !== null && parent !== head) {
-          await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: parent, force: true });
+          await this.moveBranch(parent);
           this.tip = { id: parent, tree: tree! };
         }
       });
@@ -570,7 +594,8 @@ export class GitHistory implements HistoryPort {
       for (const request of group) request.reject(failure);
       return;
     }
-    await this.forgetIntents(done.flatMap(({ request, changes }) => changes.filter((change) => request.contents?.has(change.segments.join("/")))));
+    // Not awaited: a record left until the save lands is one the next start finds committed.
+    this.track(this.forgetIntents(done.flatMap(({ request, changes }) => changes.filter((change) => request.contents?.has(change.segments.join("/"))))));
     for (const { request, id, changes, started } of done) {
       if (id) {
         this.options.logger.log({
@@ -626,12 +651,20 @@ export class GitHistory implements HistoryPort {
     }
   }
 
-  /** Writes the records as they are now; each save takes the latest list, so saves may run in any order. */
+  /**
+   * Writes the records as they are when the save starts. A save asked for while another waits to
+   * start joins it: that one will take this caller's records too, so many writes pay for one synced
+   * file under load.
+   */
   private saveIntents(): Promise<void> {
-    return this.intentFile.run(async () => {
+    if (this.intentSaveWaiting) return this.intentSaveWaiting;
+    const save = this.intentFile.run(async () => {
+      if (this.intentSaveWaiting === save) this.intentSaveWaiting = null;
       if (this.intents.length === 0) await this.removeIntent();
       else await this.durable.writeRecord(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(this.intents.map(({ path, oid, message }) => ({ path, oid, message }))));
     });
+    this.intentSaveWaiting = save;
+    return save;
   }
 
   /** Drops the records of committed writes (the oldest of a path with the committed blob); a failure only leaves records the next start finds committed. */
@@ -830,14 +863,34 @@ export class GitHistory implements HistoryPort {
 
   private commitChanges(changes: readonly Change[], message: string): Promise<string | null> {
     return this.underBranchLock(async () => {
-      const head = await this.head();
-      const base = head ? (await this.commitAt(head)).commit.tree : null;
+      const head = await this.branchHead();
+      const base = head ? (this.tip?.id === head ? this.tip.tree : (await this.commitAt(head)).commit.tree) : null;
       const next = await this.buildCommit(head, base, changes, message);
       if (!next) return null;
       await this.settleWrites();
-      await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: next.id, force: true });
+      await this.moveBranch(next.id);
+      this.tip = next;
       return next.id;
     });
+  }
+
+  /** The branch's commit before building on it: read from disk unless this history keeps the branch lock. */
+  private async branchHead(): Promise<string | null> {
+    if (this.keeper && this.knownHead !== undefined) return this.knownHead;
+    const head = await this.head();
+    if (this.keeper) this.knownHead = head;
+    return head;
+  }
+
+  private async moveBranch(to: string): Promise<void> {
+    try {
+      await writeRef({ fs: this.fs, gitdir: this.gitdir, ref: this.branchRef, value: to, force: true });
+    } catch (error) {
+      // The ref may or may not have moved: read it again before the next commit.
+      this.knownHead = undefined;
+      throw error;
+    }
+    this.knownHead = to;
   }
 
   /**
@@ -846,29 +899,95 @@ export class GitHistory implements HistoryPort {
    * other's commits. A lock older than BRANCH_LOCK_STALE_MS is a crashed holder's and is taken over.
    */
   private async underBranchLock<T>(work: () => Promise<T>): Promise<T> {
+    if (this.keeper) return work();
+    await this.takeBranchLock("");
+    try {
+      return await work();
+    } finally {
+      await this.options.fs.unlink(joinPath(this.gitdir, BRANCH_LOCK)).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Creates the branch lock holding `text`, once no live process holds it. A lock a server keeps
+   * refuses at once (another process's commits could wait for it as long as the server runs), unless
+   * this history is to keep it: with the data folder's lock held, such a lock is a dead server's.
+   */
+  private async takeBranchLock(text: string): Promise<void> {
     const file = joinPath(this.gitdir, BRANCH_LOCK);
     const fs = this.options.fs;
     const started = Date.now();
     for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
       try {
-        await (await fs.open(file, "wx")).close();
-        break;
+        const handle = await fs.open(file, "wx");
+        try {
+          if (text) await handle.writeFile(text);
+        } finally {
+          await handle.close();
+        }
+        return;
       } catch (error) {
         if (!isCode(error, "EEXIST")) throw error;
       }
       const held = await fs.stat(file).catch(() => null);
-      if (held && Date.now() - held.mtimeMs > BRANCH_LOCK_STALE_MS) {
+      const kept = held !== null && held.size > 0 && (await this.readBranchLock()) === KEPT_BRANCH_LOCK;
+      if (held && (Date.now() - held.mtimeMs > BRANCH_LOCK_STALE_MS || (kept && text === KEPT_BRANCH_LOCK))) {
         await fs.unlink(file).catch(() => undefined);
         continue;
+      }
+      if (kept) {
+        throw new Error(
+          "a secondbrain-mcp server with the same data folder keeps this vault's history; connect this client to that server over HTTP, or give this process a --data folder of its own",
+        );
       }
       if (Date.now() - started > BRANCH_LOCK_WAIT_MS) throw new Error(`another process has held the history's branch for ${BRANCH_LOCK_WAIT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
-    try {
-      return await work();
-    } finally {
-      await fs.unlink(file).catch(() => undefined);
-    }
+  }
+
+  private async readBranchLock(): Promise<string | null> {
+    const text = await this.options.fs.readFile(joinPath(this.gitdir, BRANCH_LOCK), "utf8").catch(() => null);
+    return text === null || typeof text === "string" ? text : new TextDecoder().decode(text);
+  }
+
+  /**
+   * For an exclusive history: takes the branch lock once and keeps it, renewed, until close, so no
+   * commit group pays for it and the branch is read once. Should another process take it over as a
+   * crashed holder's (this one stalled past BRANCH_LOCK_STALE_MS), every group after takes the lock
+   * and reads the branch again.
+   */
+  private async keepBranchLock(): Promise<void> {
+    await this.takeBranchLock(KEPT_BRANCH_LOCK);
+    const file = joinPath(this.gitdir, BRANCH_LOCK);
+    const renew = async (): Promise<void> => {
+      try {
+        if ((await this.readBranchLock()) !== KEPT_BRANCH_LOCK) throw new Error("another process took the history's branch lock over");
+        const handle = await this.options.fs.open(file, "r+");
+        try {
+          await handle.writeFile(KEPT_BRANCH_LOCK);
+        } finally {
+          await handle.close();
+        }
+      } catch (error) {
+        // Let go at close meanwhile: nothing was lost.
+        if (this.closed || !this.keeper) return;
+        // Rare (a stall of many seconds, the folder removed): the next groups lock the branch each time.
+        await this.queue.run(async () => this.letBranchLockGo());
+        this.options.logger.log({ level: "warn", event: "history_branch_lock_lost", vault: this.options.vault, reason: describeFailure(error) });
+      }
+    };
+    const keeper = setInterval(() => void renew(), BRANCH_LOCK_RENEW_MS);
+    (keeper as { unref?: () => void }).unref?.();
+    this.keeper = keeper;
+  }
+
+  /** Stops keeping the branch lock; removes the file only when it is still this history's. */
+  private async letBranchLockGo(): Promise<void> {
+    if (!this.keeper) return;
+    clearInterval(this.keeper);
+    this.keeper = null;
+    this.knownHead = undefined;
+    if ((await this.readBranchLock()) === KEPT_BRANCH_LOCK) await this.options.fs.unlink(joinPath(this.gitdir, BRANCH_LOCK)).catch(() => undefined);
   }
 
   private async image(tree: string): Promise<TreeImage> {

@@ -73,3 +73,51 @@ test("the branch lock: a commit waits while another process holds it, and takes 
     rmSync(base, { recursive: true, force: true });
   }
 });
+
+test("a server's history keeps the branch lock: a process sharing its folder is refused at once, commits chain on the known branch, and a lost or left lock is handled", async () => {
+  const base = mkdtempSync(path.join(os.tmpdir(), "sb-kept-lock-"));
+  const dir = path.join(base, "vault");
+  const gitdir = path.join(base, "history.git");
+  mkdirSync(dir, { recursive: true });
+  const events: string[] = [];
+  const open = (exclusive: boolean): Promise<GitHistory> =>
+    GitHistory.open({ vault: "v", dir, gitdir, fs: fsp, logger: { log: (entry) => void events.push(String(entry.event)) }, clock, ...(exclusive ? { exclusive: true } : {}) });
+  const commit = (history: GitHistory, file: string, n: number): Promise<string | null> =>
+    history.commit([file], `note_edit: ${file}`, { tool: "note_edit" }, new Map([[file, encoder.encode(`version ${n}\n`)]]));
+  const lock = path.join(gitdir, "secondbrain-branch-lock");
+  try {
+    const server = await open(true);
+    assert.ok(existsSync(lock), "kept from the open on");
+    const made: string[] = [];
+    for (let n = 0; n < 5; n++) made.push((await commit(server, "a.md", n))!);
+    const stdio = await open(false);
+    const started = Date.now();
+    await assert.rejects(commit(stdio, "b.md", 0), /server with the same data folder keeps this vault's history; connect this client to that server over HTTP/);
+    assert.ok(Date.now() - started < 5_000, "refused at once, not after the 30 s a group's lock is waited for");
+    // Lost (taken over as a stalled holder's): the server notices at its next renewal and locks each group again.
+    rmSync(lock);
+    for (const started = Date.now(); !events.includes("history_branch_lock_lost"); ) {
+      assert.ok(Date.now() - started < 10_000, "the lost lock is noticed");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    made.push((await commit(stdio, "b.md", 1))!);
+    made.push((await commit(server, "a.md", 5))!);
+    made.push((await commit(stdio, "b.md", 2))!);
+    await server.close();
+    await stdio.close();
+    const reader = await open(false);
+    const onBranch = new Set((await reader.log(null, 100)).map((entry) => entry.id));
+    assert.deepEqual(made.filter((id) => !onBranch.has(id)), [], "every commit of both is on the branch");
+    assert.equal((await reader.log("a.md", 10)).length, 6);
+    // Left by a server killed a moment ago: the next server, holding the data folder, takes it over at once.
+    writeFileSync(lock, JSON.stringify({ kept_by: "a server holding the vault's data folder" }));
+    const next = await open(true);
+    assert.ok(await commit(next, "a.md", 6));
+    await next.close();
+    assert.equal(existsSync(lock), false, "let go at close");
+    assert.ok(await commit(reader, "b.md", 3), "a process sharing the folder commits once the server is gone");
+    await reader.close();
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});

@@ -102,6 +102,11 @@ export class DataFolderLock {
     throw new DataFolderInUse(vault, false);
   }
 
+  /** Whether this process holds the folder (false when it started without the lock on a full disk). */
+  get held(): boolean {
+    return this.text !== null;
+  }
+
   /** Lets the lock go, unless another process took it over meanwhile. */
   async release(): Promise<void> {
     if (this.text === null) return;

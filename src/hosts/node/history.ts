@@ -17,6 +17,8 @@ export interface OpenHistoryOptions {
   author?: { name: string; email: string };
   /** The vault's visible files, recorded as the first commit of a new repository. */
   baseline?: () => Promise<string[]>;
+  /** This process alone commits to the history: it holds the data folder's lock (GitHistoryOptions.exclusive). */
+  exclusive?: boolean;
   /** Pushed to after commits, in the background; failures are logged, never raised. */
   push?: RemotePush;
   /** The host's reads of the vault's files (see GitHistoryOptions.vaultFiles). */
@@ -41,6 +43,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       clock: options.clock,
       ...(options.author ? { author: options.author } : {}),
       ...(options.baseline ? { baseline: options.baseline } : {}),
+      ...(options.exclusive === true ? { exclusive: true } : {}),
       ...(options.vaultFiles ? { vaultFiles: options.vaultFiles } : {}),
       ...(options.push
         ? {

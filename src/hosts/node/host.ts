@@ -219,6 +219,8 @@ export class NodeVaultHost {
         ...(settings.author ? { author: settings.author } : {}),
         ...(settings.push ? { push: settings.push } : {}),
         baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
+        // Holding the data folder's lock, no other process of ours commits to this history.
+        exclusive: this.lock?.held === true,
         vaultFiles: { entry: (relative) => this.vault.historyEntry(relative) },
       });
       this.engine.attachHistory(this.history);
