@@ -60,6 +60,8 @@ const BRANCH_LOCK_RENEW_MS = 2_000;
 const KEPT_BRANCH_LOCK = JSON.stringify({ kept_by: "a server holding the vault's data folder" });
 /** The writes not yet committed (see HistoryPort.intend), in the git directory; git itself ignores it. */
 const INTENT_FILE = "secondbrain-intent.json";
+/** The records of one process of several (GitHistoryOptions.intentOwners): `secondbrain-intent.<owner>.json`. */
+const OWNED_INTENT_FILE = /^secondbrain-intent\.([A-Za-z0-9_-]{1,64})\.json$/;
 const FILE_MODE = "100644";
 const TREE_MODE = "040000";
 
@@ -112,6 +114,13 @@ export interface GitHistoryOptions {
    * commit group takes the lock and reads the branch.
    */
   exclusive?: boolean;
+  /**
+   * Whose crash records are whose, where several processes write to the vault (`serve --stdio`, one
+   * per client): with `self`, this process keeps its records in a file of its own, so one that
+   * starts or ends never replaces or recovers another's. At open, the files of owners no longer
+   * `running` are recovered and removed. Without `self`, the history's own file is INTENT_FILE.
+   */
+  intentOwners?: { self?: string; running(owner: string): boolean };
 }
 
 /** A path of the vault as the history records it: a file's bytes, a folder's visible entries, or nothing. */
@@ -309,10 +318,12 @@ export class GitHistory implements HistoryPort {
   private knownHead: string | null | undefined = undefined;
   /** Commits asked for and not yet taken by a group, in the order asked. */
   private waiting: WaitingCommit[] = [];
-  /** Writes recorded in INTENT_FILE and not yet committed, oldest first. */
+  /** Writes recorded in this process's file of records and not yet committed, oldest first. */
   private intents: Intent[] = [];
   private readonly intentFile = new WriteLock();
-  /** The save of INTENT_FILE asked for and not yet started (saveIntents). */
+  /** INTENT_FILE, or this process's own file of records (GitHistoryOptions.intentOwners). */
+  private readonly intentPath: string;
+  /** The save of the records asked for and not yet started (saveIntents). */
   private intentSaveWaiting: Promise<void> | null = null;
   /** The recovery of a crash's records, while it runs: new records wait so none replaces one unread. */
   private recovering: Promise<void> | null = null;
@@ -321,6 +332,9 @@ export class GitHistory implements HistoryPort {
   private constructor(options: GitHistoryOptions) {
     this.options = options;
     this.gitdir = options.gitdir;
+    const owner = options.intentOwners?.self;
+    if (owner !== undefined && !OWNED_INTENT_FILE.test(`secondbrain-intent.${owner}.json`)) throw new Error(`"${owner}" cannot name a file of crash records: letters, digits, _ and - only`);
+    this.intentPath = joinPath(options.gitdir, owner === undefined ? INTENT_FILE : `secondbrain-intent.${owner}.json`);
     this.durable = durableFs(options.fs, options.gitdir, {
       onDamaged: (path) => options.logger.log({ level: "warn", event: "history_object_damaged", vault: options.vault, path, action: "written again" }),
     });
@@ -411,12 +425,16 @@ export class GitHistory implements HistoryPort {
     // Without a head the first snapshot records the files as they are, the interrupted writes' included.
     if (intents.length > 0 && head) {
       this.intents = intents;
-      const recovery = this.queue.run(() => this.recoverIntents(intents)).finally(() => (this.recovering = null));
+      const recovery = this.queue
+        .run(() => this.recoverIntents(intents))
+        .then(() => undefined)
+        .finally(() => (this.recovering = null));
       this.recovering = recovery;
       this.track(recovery);
     } else if (intents.length > 0) {
       await this.removeIntent();
     }
+    if (head && this.options.intentOwners) await this.recoverLeftRecords(this.options.intentOwners);
     const baseline = this.options.baseline;
     if (!head && baseline) {
       this.baselining = true;
@@ -661,7 +679,7 @@ export class GitHistory implements HistoryPort {
     const save = this.intentFile.run(async () => {
       if (this.intentSaveWaiting === save) this.intentSaveWaiting = null;
       if (this.intents.length === 0) await this.removeIntent();
-      else await this.durable.writeRecord(joinPath(this.gitdir, INTENT_FILE), JSON.stringify(this.intents.map(({ path, oid, message }) => ({ path, oid, message }))));
+      else await this.durable.writeRecord(this.intentPath, JSON.stringify(this.intents.map(({ path, oid, message }) => ({ path, oid, message }))));
     });
     this.intentSaveWaiting = save;
     return save;
@@ -685,7 +703,7 @@ export class GitHistory implements HistoryPort {
 
   private async readIntents(): Promise<Intent[]> {
     try {
-      const text = await this.fs.promises.readFile(joinPath(this.gitdir, INTENT_FILE), "utf8");
+      const text = await this.fs.promises.readFile(this.intentPath, "utf8");
       return parseIntents(typeof text === "string" ? text : new TextDecoder().decode(text));
     } catch (error) {
       if (isCode(error, "ENOENT")) return [];
@@ -694,7 +712,7 @@ export class GitHistory implements HistoryPort {
   }
 
   private async removeIntent(): Promise<void> {
-    await this.fs.promises.unlink(joinPath(this.gitdir, INTENT_FILE)).catch((error: unknown) => {
+    await this.fs.promises.unlink(this.intentPath).catch((error: unknown) => {
       if (!isCode(error, "ENOENT")) throw error;
     });
   }
@@ -707,7 +725,7 @@ export class GitHistory implements HistoryPort {
    * one's bytes from the blob stored before the next write. A file that holds none of the records'
    * bytes was changed since, so the records say nothing about it.
    */
-  private async recoverIntents(intents: readonly Intent[]): Promise<void> {
+  private async recoverIntents(intents: readonly Intent[]): Promise<boolean> {
     try {
       const head = await this.head();
       const chosen = new Set<Intent>();
@@ -741,6 +759,35 @@ export class GitHistory implements HistoryPort {
       const handled = new Set(intents);
       this.intents = this.intents.filter((intent) => !handled.has(intent));
       await this.saveIntents();
+      return true;
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "history_recovery_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
+      return false;
+    }
+  }
+
+  /**
+   * The files of records other processes left and can no longer handle (a `serve --stdio` killed
+   * between a write and its commit): each recovered as its owner would have at its next start, then
+   * removed. One whose recovery fails stays for the next start.
+   */
+  private async recoverLeftRecords(owners: { self?: string; running(owner: string): boolean }): Promise<void> {
+    try {
+      for (const name of await this.options.fs.readdir(this.gitdir)) {
+        const owner = OWNED_INTENT_FILE.exec(name)?.[1];
+        if (owner === undefined || owner === owners.self || owners.running(owner)) continue;
+        const file = joinPath(this.gitdir, name);
+        const text = await this.fs.promises.readFile(file, "utf8");
+        const records = parseIntents(typeof text === "string" ? text : new TextDecoder().decode(text));
+        this.track(
+          this.queue.run(async () => {
+            if (records.length > 0 && !(await this.recoverIntents(records))) return;
+            // Gone already: another process recovered it too (its commits and ours are the same tree, so one is made).
+            await this.fs.promises.unlink(file).catch(() => undefined);
+            this.options.logger.log({ level: "info", event: "history_left_records_recovered", vault: this.options.vault, records: records.length });
+          }),
+        );
+      }
     } catch (error) {
       this.options.logger.log({ level: "warn", event: "history_recovery_failed", vault: this.options.vault, reason: describeFailure(this.explain(error)) });
     }

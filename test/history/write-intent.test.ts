@@ -253,3 +253,52 @@ test("after a crash that came between a group's commits and the cleanup of its r
     rmSync(context.base, { recursive: true, force: true });
   }
 });
+
+test("processes that share the history keep their records apart: one still running is left alone, one gone is recovered by the next start of another, a server's start included", async () => {
+  const context = await setup();
+  try {
+    writeFileSync(path.join(context.dir, "b.md"), "b one\n");
+    assert.ok(await context.history.commit(["b.md"], "note_create: b.md", { tool: "note_create" }));
+    const alive = new Set(["p1", "p2"]);
+    const open = (self?: string): Promise<GitHistory> =>
+      GitHistory.open({
+        vault: "v",
+        dir: context.dir,
+        gitdir: context.gitdir,
+        fs: fsp,
+        logger: { log: (entry) => context.logs.push(entry) },
+        clock,
+        intentOwners: { ...(self ? { self } : {}), running: (owner) => alive.has(owner) },
+      });
+    const first = await open("p1");
+    const second = await open("p2");
+    const a = new TextEncoder().encode("a by the first\n");
+    const b = new TextEncoder().encode("b by the second\n");
+    await first.intend("a.md", a, "note_edit: a.md", { ...meta, via: "First" });
+    writeFileSync(path.join(context.dir, "a.md"), a);
+    await second.intend("b.md", b, "note_edit: b.md", { ...meta, via: "Second" });
+    writeFileSync(path.join(context.dir, "b.md"), b);
+    // Both die here, before their commits; the second's process is gone, the first's still runs.
+    assert.ok(existsSync(path.join(context.gitdir, "secondbrain-intent.p1.json")));
+    assert.ok(existsSync(path.join(context.gitdir, "secondbrain-intent.p2.json")));
+    assert.equal(existsSync(path.join(context.gitdir, "secondbrain-intent.json")), false, "no process writes the shared file");
+    alive.delete("p2");
+    const third = await open("p3");
+    await third.idle();
+    assert.deepEqual(await subjects(third, "b.md"), ["note_edit: b.md", "note_create: b.md"]);
+    assert.equal((await third.log("b.md", 1))[0]!.via, "Second");
+    assert.equal(existsSync(path.join(context.gitdir, "secondbrain-intent.p2.json")), false, "the gone process's file is removed once recovered");
+    assert.deepEqual(await subjects(third, "a.md"), ["note_create: a.md"], "a running process's record is its own to commit");
+    assert.ok(existsSync(path.join(context.gitdir, "secondbrain-intent.p1.json")));
+    alive.delete("p1");
+    const server = await open();
+    await server.idle();
+    assert.deepEqual(await subjects(server, "a.md"), ["note_edit: a.md", "note_create: a.md"]);
+    assert.deepEqual(await server.readAt("a.md", (await server.log("a.md", 1))[0]!.id), a);
+    assert.equal(existsSync(path.join(context.gitdir, "secondbrain-intent.p1.json")), false);
+    assert.equal((await server.log("b.md", 10)).length, 2, "recovered once, not again");
+    assert.ok(context.logs.some((entry) => entry.event === "history_left_records_recovered"));
+  } finally {
+    rmSync(context.base, { recursive: true, force: true });
+  }
+});

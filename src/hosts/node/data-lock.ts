@@ -30,7 +30,7 @@ function parse(text: string): LockRecord | null {
 }
 
 /** Whether a process of this machine with that id runs (one we may not signal runs too). */
-function running(pid: number): boolean {
+export function processRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -95,7 +95,7 @@ export class DataFolderLock {
       }
       const record = parse(held);
       if (record && record.host !== os.hostname()) throw new DataFolderInUse(vault, true);
-      if (record && record.pid !== process.pid && running(record.pid)) throw new DataFolderInUse(vault, false);
+      if (record && record.pid !== process.pid && processRunning(record.pid)) throw new DataFolderInUse(vault, false);
       // Left by a process that is gone, or cut short by one: taken over, unless another start took it meanwhile.
       if ((await fs.readFile(file, "utf8").catch(() => null)) === held) await fs.unlink(file).catch(() => undefined);
     }

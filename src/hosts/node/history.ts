@@ -19,6 +19,8 @@ export interface OpenHistoryOptions {
   baseline?: () => Promise<string[]>;
   /** This process alone commits to the history: it holds the data folder's lock (GitHistoryOptions.exclusive). */
   exclusive?: boolean;
+  /** Whose crash records are whose (GitHistoryOptions.intentOwners). */
+  intentOwners?: { self?: string; running(owner: string): boolean };
   /** Pushed to after commits, in the background; failures are logged, never raised. */
   push?: RemotePush;
   /** The host's reads of the vault's files (see GitHistoryOptions.vaultFiles). */
@@ -44,6 +46,7 @@ export async function openHistory(options: OpenHistoryOptions): Promise<HistoryP
       ...(options.author ? { author: options.author } : {}),
       ...(options.baseline ? { baseline: options.baseline } : {}),
       ...(options.exclusive === true ? { exclusive: true } : {}),
+      ...(options.intentOwners ? { intentOwners: options.intentOwners } : {}),
       ...(options.vaultFiles ? { vaultFiles: options.vaultFiles } : {}),
       ...(options.push
         ? {

@@ -9,7 +9,7 @@ import { Engine, type ReconcileReport } from "../../core/vault/engine";
 import type { HistoryPort, Logger } from "../../core/ports";
 import { WorkerBinaryReader } from "./binary-reader";
 import { WorkerBulkIngest } from "./bulk-ingest";
-import { DataFolderLock } from "./data-lock";
+import { DataFolderLock, processRunning } from "./data-lock";
 import { FsVault } from "./fs-vault";
 import { FsWriter } from "./fs-writer";
 import { openHistory, type RemotePush } from "./history";
@@ -221,6 +221,12 @@ export class NodeVaultHost {
         baseline: () => Promise.resolve(this.engine.files().map((file) => file.path)),
         // Holding the data folder's lock, no other process of ours commits to this history.
         exclusive: this.lock?.held === true,
+        // Several stdio processes of one folder each keep their own crash records; any process
+        // recovers those of one that is gone.
+        intentOwners: {
+          ...(this.options.exclusive === false ? { self: `p${process.pid}` } : {}),
+          running: (owner) => /^p\d+$/.test(owner) && processRunning(Number(owner.slice(1))),
+        },
         vaultFiles: { entry: (relative) => this.vault.historyEntry(relative) },
       });
       this.engine.attachHistory(this.history);
