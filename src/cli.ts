@@ -16,6 +16,7 @@ import { defaultDataDir } from "./hosts/node/host";
 import { JsonLineLogger } from "./hosts/node/services";
 import { serveStdio } from "./hosts/node/stdio";
 import { VERSION } from "./hosts/node/version";
+import { askForRevocation, readSignIns, revocationWaiting, revokeOffline, runningServers } from "./hosts/node/sign-ins";
 import type { LogLevel } from "./core/ports";
 import { ALL_TOOLSETS, chosenToolsets, toolsetProblem } from "./tools/toolsets";
 import type { ToolGroup } from "./tools/types";
@@ -36,6 +37,11 @@ Usage:
                            fetches an on-device embedding model (embeddings: kind: on-device; ID defaults
                            to the config's model) into DIR/models or embeddings.models_folder: its size
                            first, progress on stderr, each file checked against its pinned SHA-256
+  secondbrain-mcp sign-ins [--data DIR]
+                           lists the clients signed in through OAuth: user, client name, client id, last use
+  secondbrain-mcp sign-ins revoke --client ID --user NAME [--data DIR]
+                           signs that client out for that user (its tokens go at once); a running serve of
+                           the data folder is asked to do it, by a request file and SIGHUP
   secondbrain-mcp hash-password [--cost ${DEFAULT_BCRYPT_COST}]
                            reads a password from stdin (hidden at a terminal) and prints its bcrypt hash,
                            for a user's password: in the config file
@@ -75,6 +81,9 @@ interface CliArgs {
   positionals: string[];
   /** models download's hub or mirror, over the config's model_source. */
   source?: string;
+  /** sign-ins revoke: which client, for which user. */
+  client?: string;
+  user?: string;
 }
 
 function vaultNameFor(dir: string): string {
@@ -171,12 +180,18 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       case "--source":
         args.source = value();
         break;
+      case "--client":
+        args.client = value();
+        break;
+      case "--user":
+        args.user = value();
+        break;
       case "--help":
       case "-h":
         args.command = "help";
         break;
       default:
-        if (command === "models" && !flag.startsWith("-")) {
+        if ((command === "models" || command === "sign-ins") && !flag.startsWith("-")) {
           args.positionals.push(flag);
           break;
         }
@@ -276,6 +291,7 @@ async function serve(args: CliArgs): Promise<void> {
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGHUP", () => {
+    void server.applyRevocations();
     if (!args.config) return;
     loadConfigFile(args.config)
       .then((fresh) => {
@@ -575,6 +591,46 @@ async function modelsCommand(args: CliArgs): Promise<void> {
   process.stdout.write(`${model.id} is downloaded and verified (${formatBytes(result.bytes)}) in ${result.folder}\n`);
 }
 
+/** How long `sign-ins revoke` waits for a running server to take the sign-out up. */
+const REVOKE_WAIT_MS = 10_000;
+
+async function signInsCommand(args: CliArgs): Promise<number> {
+  const [sub = "list", ...extra] = args.positionals;
+  if (extra.length > 0 || (sub !== "list" && sub !== "revoke")) throw new UsageError(`sign-ins takes list or revoke; ${[sub, ...extra].join(" ")} is not one`);
+  const signIns = await readSignIns(args.data);
+  if (sub === "list") {
+    if (signIns.length === 0) {
+      process.stdout.write(`Nobody is signed in through OAuth (data folder ${args.data}).\n`);
+      return 0;
+    }
+    const lines = signIns.map((entry) => [entry.user, JSON.stringify(entry.client_name ?? "(no name)"), entry.client_id, entry.last_used > 0 ? new Date(entry.last_used).toISOString() : "never"].join("  "));
+    process.stdout.write(["user  client (as it named itself)  client id  last used", ...lines].join("\n") + "\n");
+    return 0;
+  }
+  if (!args.client || !args.user) throw new UsageError("sign-ins revoke needs --client ID and --user NAME (run sign-ins to list them)");
+  const revocation = { client_id: args.client, user: args.user };
+  if (!signIns.some((entry) => entry.client_id === revocation.client_id && entry.user === revocation.user)) {
+    throw new Error(`no client ${revocation.client_id} is signed in as ${revocation.user} in ${args.data}; run sign-ins to list who is`);
+  }
+  const servers = await runningServers(args.data);
+  if (servers.length === 0) {
+    const revoked = await revokeOffline(args.data, revocation);
+    process.stdout.write(`Signed out: ${revoked} token(s) of client ${revocation.client_id} for ${revocation.user} revoked.\n`);
+    return 0;
+  }
+  await askForRevocation(args.data, revocation);
+  for (const pid of servers) process.kill(pid, "SIGHUP");
+  for (const started = Date.now(); await revocationWaiting(args.data, revocation); ) {
+    if (Date.now() - started > REVOKE_WAIT_MS) {
+      process.stderr.write(`secondbrain-mcp: the running server (process ${servers.join(", ")}) has not taken the sign-out up within ${REVOKE_WAIT_MS / 1000} s; it will at its next SIGHUP or start.\n`);
+      return 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  process.stdout.write(`Signed out by the running server (process ${servers.join(", ")}): client ${revocation.client_id} for ${revocation.user}.\n`);
+  return 0;
+}
+
 /** The endpoint as validate shows it: where, whether a key is asked for (never the key), and which vault each label means. */
 function metricsSummary(args: CliArgs, config: AppConfig | null): Record<string, unknown> | "off" {
   const settings = metricsSettings(args, config).metrics;
@@ -603,6 +659,8 @@ async function main(argv: readonly string[]): Promise<number> {
       case "hash-password":
         await hashPasswordCommand(args);
         return 0;
+      case "sign-ins":
+        return await signInsCommand(args);
       case "models":
         await modelsCommand(args);
         return 0;

@@ -1,11 +1,13 @@
 // The headless server: vault hosts, the registry, users, and MCP over HTTP, started and stopped in
 // order. The CLI is a thin shell around this; end-to-end tests start it the same way.
+import { describeFailure } from "../../core/errors";
 import { UserStore, type UserRecord } from "../../auth/users";
 import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
 import { OAuthService } from "../../auth/oauth/service";
 import { fetchMetadataDocument, MetadataDocumentCache } from "../../auth/oauth/metadata-document";
 import type { UserInfo } from "../../tools/types";
 import { FileOAuthPersistence } from "./oauth-state";
+import { takeRevocations } from "./sign-ins";
 import { PasswordChecker, readPasswordReference } from "../../auth/passwords";
 import { hashToken } from "../../auth/tokens";
 import { Metrics } from "../../core/metrics";
@@ -157,6 +159,16 @@ export class HeadlessServer {
     return this.metricsServer ? `${this.metricsServer.origin}${path}` : null;
   }
 
+  /** Signs out the clients `sign-ins revoke` asked for (REVOCATIONS_FILE); called at start and at SIGHUP. */
+  async applyRevocations(): Promise<void> {
+    if (!this.oauth) return;
+    try {
+      for (const revocation of await takeRevocations(this.options.dataDir)) await this.oauth.revoke(revocation.client_id, revocation.user);
+    } catch (error) {
+      this.options.logger.log({ level: "warn", event: "oauth_revocations_failed", reason: describeFailure(error) });
+    }
+  }
+
   /** Swaps the user table atomically (SIGHUP reload); requests in flight keep the old one. */
   setUsers(records: readonly UserRecord[]): void {
     this.users = new UserStore(records);
@@ -182,6 +194,8 @@ export class HeadlessServer {
     if (this.options.oauth) {
       this.oauth = await OAuthService.open({ crypto: nodeOAuthCrypto, logger: this.options.logger, persistence: new FileOAuthPersistence(this.options.dataDir) });
       await this.oauth.forgetUsersExcept(new Set(this.users.users().map((user) => user.name)));
+      // Asked for by `sign-ins revoke` while no server, or a stopping one, could take them.
+      await this.applyRevocations();
     }
     const checker = new PasswordChecker(() => this.passwords, this.options.logger);
     const oauth = this.oauth

@@ -109,9 +109,12 @@ export function defaultDataDir(): string {
 }
 
 /** A folder per vault, keyed by name and root so two vaults of the same name never share an index. */
+/** The folder of the data folder that holds one folder per vault (vaultDataDir). */
+export const VAULTS_FOLDER = "vaults";
+
 export function vaultDataDir(dataDir: string, name: string, root: string): string {
   const digest = createHash("sha256").update(path.resolve(root)).digest("hex").slice(0, 10);
-  return path.join(dataDir, "vaults", `${name}-${digest}`);
+  return path.join(dataDir, VAULTS_FOLDER, `${name}-${digest}`);
 }
 
 /**
