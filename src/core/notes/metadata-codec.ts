@@ -635,7 +635,8 @@ interface Shape {
 
 type BuildRecord = (input: Reader, strings: number) => Record<string, unknown>;
 
-const utf8Decoder = new TextDecoder();
+// ignoreBOM keeps a string that starts with U+FEFF (a tag, a block id) as it was, instead of dropping that character.
+const utf8Decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 class Reader {
   at = 1;

@@ -259,3 +259,13 @@ test("random bytes read as null, or as a cache when they happen to be one, and n
   for (let at = 2; at < deep.length; at += 2) deep[at] = 1;
   assert.equal(decodeMetadata(deep), null, "nesting deeper than the stack");
 });
+
+test("strings that start with U+FEFF come back with it: a block id, a tag, a heading", () => {
+  const at = { start: { line: 0, col: 0, offset: 0 }, end: { line: 0, col: 0, offset: 0 } };
+  const cache = {
+    blocks: { "\uFEFF": { id: "\uFEFF", position: at } },
+    tags: [{ tag: "\uFEFF#tag", position: at }],
+    headings: [{ heading: "\uFEFFHeading with a long enough name to be decoded natively", level: 1, position: at }],
+  } as unknown as CachedMetadata;
+  assert.deepStrictEqual(roundTrip(cache), cache);
+});
