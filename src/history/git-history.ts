@@ -162,6 +162,11 @@ function toIntent(value: unknown): Intent | null {
 }
 
 /** The writes not yet committed, oldest first; a record of one write (as older versions kept) reads as a list of one. */
+/** What a read with "utf8" gives: a string, or bytes where the file system ignores the encoding. */
+function textOf(read: string | Uint8Array): string {
+  return typeof read === "string" ? read : new TextDecoder().decode(read);
+}
+
 function parseIntents(text: string): Intent[] {
   try {
     const value: unknown = JSON.parse(text);
@@ -704,7 +709,7 @@ export class GitHistory implements HistoryPort {
   private async readIntents(): Promise<Intent[]> {
     try {
       const text = await this.fs.promises.readFile(this.intentPath, "utf8");
-      return parseIntents(typeof text === "string" ? text : new TextDecoder().decode(text));
+      return parseIntents(textOf(text));
     } catch (error) {
       if (isCode(error, "ENOENT")) return [];
       throw error;
@@ -778,7 +783,7 @@ export class GitHistory implements HistoryPort {
         if (owner === undefined || owner === owners.self || owners.running(owner)) continue;
         const file = joinPath(this.gitdir, name);
         const text = await this.fs.promises.readFile(file, "utf8");
-        const records = parseIntents(typeof text === "string" ? text : new TextDecoder().decode(text));
+        const records = parseIntents(textOf(text));
         this.track(
           this.queue.run(async () => {
             if (records.length > 0 && !(await this.recoverIntents(records))) return;
@@ -994,7 +999,7 @@ export class GitHistory implements HistoryPort {
 
   private async readBranchLock(): Promise<string | null> {
     const text = await this.options.fs.readFile(joinPath(this.gitdir, BRANCH_LOCK), "utf8").catch(() => null);
-    return text === null || typeof text === "string" ? text : new TextDecoder().decode(text);
+    return text === null ? null : textOf(text);
   }
 
   /**

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, promises as fsp, rmSync, utimesSync
 import os from "node:os";
 import path from "node:path";
 import { GitHistory } from "../../src/history/git-history";
+import { within } from "../support/poll";
 
 const clock = { now: () => Date.now() };
 const encoder = new TextEncoder();
@@ -96,10 +97,7 @@ test("a server's history keeps the branch lock: a process sharing its folder is 
     assert.ok(Date.now() - started < 5_000, "refused at once, not after the 30 s a group's lock is waited for");
     // Lost (taken over as a stalled holder's): the server notices at its next renewal and locks each group again.
     rmSync(lock);
-    for (const started = Date.now(); !events.includes("history_branch_lock_lost"); ) {
-      assert.ok(Date.now() - started < 10_000, "the lost lock is noticed");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await within(10_000, "the lost lock is noticed", () => events.includes("history_branch_lock_lost"));
     made.push((await commit(stdio, "b.md", 1))!);
     made.push((await commit(server, "a.md", 5))!);
     made.push((await commit(stdio, "b.md", 2))!);

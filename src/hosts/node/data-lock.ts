@@ -16,7 +16,7 @@ interface LockRecord {
   since: string;
 }
 
-function codeOf(error: unknown): unknown {
+export function codeOf(error: unknown): unknown {
   return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
 }
 

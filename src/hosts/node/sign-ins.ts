@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { nodeOAuthCrypto } from "../../auth/oauth/node-crypto";
 import { OAuthService, type SignedInClient } from "../../auth/oauth/service";
-import { LOCK_FILE, processRunning } from "./data-lock";
+import { codeOf, LOCK_FILE, processRunning } from "./data-lock";
 import { VAULTS_FOLDER } from "./host";
 import { FileOAuthPersistence } from "./oauth-state";
 
@@ -20,10 +20,6 @@ export interface Revocation {
 }
 
 const silent = { log: (): void => undefined };
-
-function codeOf(error: unknown): unknown {
-  return typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-}
 
 function parseRevocations(text: string): Revocation[] {
   try {

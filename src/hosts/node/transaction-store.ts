@@ -8,22 +8,13 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { TransactionStore } from "../../core/ports";
+import { processRunning } from "./data-lock";
 
 const NAME = /^[a-z0-9-]+$/;
 const SUFFIX = ".journal";
 const TEMP_SUFFIX = ".tmp";
 /** `<name>.journal` (no owner, as older versions wrote) or `<name>.p<pid>.journal`. */
 const JOURNAL_FILE = /^([a-z0-9-]+)(?:\.p(\d+))?\.journal$/;
-
-/** Whether a process of this machine with that id runs (one we may not signal runs too). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
-}
 
 async function syncDirectory(dir: string): Promise<void> {
   const handle = await fs.open(dir, "r");
@@ -110,7 +101,7 @@ export class FileTransactionStore implements TransactionStore {
     for (const name of names.filter((entry) => entry.endsWith(TEMP_SUFFIX))) {
       // Another process's save in progress stays.
       const owner = /\.p(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
-      if (owner !== undefined && Number(owner) !== process.pid && running(Number(owner))) continue;
+      if (owner !== undefined && Number(owner) !== process.pid && processRunning(Number(owner))) continue;
       await fs.rm(path.join(this.dir, name), { force: true });
     }
     const found = new Set<string>();
@@ -119,7 +110,7 @@ export class FileTransactionStore implements TransactionStore {
       if (!match) continue;
       const owner = match[2] === undefined ? null : Number(match[2]);
       // Another process's change in progress: not this one's to complete or undo.
-      if (owner !== null && owner !== process.pid && running(owner)) continue;
+      if (owner !== null && owner !== process.pid && processRunning(owner)) continue;
       found.add(match[1]!);
     }
     return [...found];
